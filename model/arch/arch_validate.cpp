@@ -1,0 +1,143 @@
+// Physical-consistency rules for an architecture. Each rule names the key whose value breaks it.
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "memhier/arch_loader.h"
+#include "memhier/units.h"
+
+namespace memhier {
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(const Arch& arch) : m_arch(arch) {}
+
+  void require(bool ok, const std::string& key, const std::string& message) const {
+    if (ok) return;
+    auto it = m_arch.key_origin.find(key);
+    SourceLocation loc = it != m_arch.key_origin.end() ? it->second : SourceLocation{m_arch.source_file};
+    throw InputError(loc, key, message);
+  }
+  void positive(double v, const std::string& key) const { require(v > 0, key, "must be greater than zero"); }
+  void power_of_two(std::uint64_t v, const std::string& key) const {
+    require(v > 0 && std::has_single_bit(v), key, fmt::format("must be a power of two, got {}", v));
+  }
+
+ private:
+  const Arch& m_arch;
+};
+
+void check_sm(const Arch& a, const Checker& c) {
+  c.require(a.compute_capability.major >= 7, "compute_capability", "architectures before 7.0 (Volta) are not modeled");
+  c.positive(a.sm_clock_hz, "clocks.sm");
+  c.positive(a.sm.count, "sm.count");
+  c.require(a.sm.warp_size == 32, "sm.warp_size", "the model assumes 32-thread warps (32-bit active masks)");
+  c.positive(a.sm.max_warps_per_sm, "sm.max_warps_per_sm");
+  c.require(a.sm.max_warps_per_sm * a.sm.warp_size == a.sm.max_threads_per_sm, "sm.max_threads_per_sm",
+            "must equal sm.max_warps_per_sm x sm.warp_size");
+  c.positive(a.sm.max_threads_per_block, "sm.max_threads_per_block");
+  c.require(a.sm.max_threads_per_block <= a.sm.max_threads_per_sm, "sm.max_threads_per_block",
+            "cannot exceed sm.max_threads_per_sm");
+  c.positive(a.sm.max_blocks_per_sm, "sm.max_blocks_per_sm");
+  c.require(a.sm.sub_partitions > 0 && a.sm.max_warps_per_sm % a.sm.sub_partitions == 0, "sm.sub_partitions",
+            "must be positive and divide sm.max_warps_per_sm");
+}
+
+void check_registers(const Arch& a, const Checker& c) {
+  const RegisterSpec& r = a.registers;
+  c.positive(r.per_sm, "registers.per_sm");
+  c.require(r.per_block > 0 && r.per_block <= r.per_sm, "registers.per_block", "must be in 1..registers.per_sm");
+  c.require(r.max_per_thread > 0 && r.max_per_thread <= 255, "registers.max_per_thread", "must be in 1..255");
+  c.power_of_two(static_cast<std::uint64_t>(r.allocation_unit), "registers.allocation_unit");
+  c.require(r.per_sm % (r.allocation_unit * a.sm.sub_partitions) == 0, "registers.per_sm",
+            "must split evenly into allocation units across sm.sub_partitions");
+}
+
+void check_shared(const Arch& a, const Checker& c) {
+  const SharedMemorySpec& s = a.shared_memory;
+  c.require(s.max_per_sm <= a.unified_l1.size, "shared_memory.max_per_sm", "cannot exceed unified_l1.size");
+  c.require(s.per_block_default <= s.max_per_block_optin, "shared_memory.per_block_default",
+            "cannot exceed shared_memory.max_per_block_optin");
+  c.require(s.max_per_block_optin + s.reserved_per_block <= s.max_per_sm, "shared_memory.max_per_block_optin",
+            "plus shared_memory.reserved_per_block cannot exceed shared_memory.max_per_sm");
+  c.power_of_two(s.allocation_unit, "shared_memory.allocation_unit");
+  c.power_of_two(static_cast<std::uint64_t>(s.banks), "shared_memory.banks");
+  c.power_of_two(s.bank_width, "shared_memory.bank_width");
+  c.positive(s.latency_cycles, "shared_memory.latency_cycles");
+  c.positive(s.bandwidth_bytes_per_clock, "shared_memory.bandwidth_per_sm");
+
+  const auto& carve = a.unified_l1.carveouts;
+  c.require(!carve.empty(), "unified_l1.carveouts", "must list at least one carveout");
+  for (std::size_t i = 0; i < carve.size(); ++i) {
+    c.require(carve[i] <= a.unified_l1.size, "unified_l1.carveouts",
+              fmt::format("carveout {} is larger than unified_l1.size ({})", units::format_bytes(carve[i]),
+                          units::format_bytes(a.unified_l1.size)));
+    c.require(i == 0 || carve[i] > carve[i - 1], "unified_l1.carveouts", "must be strictly ascending");
+  }
+  c.require(carve.back() == s.max_per_sm, "unified_l1.carveouts",
+            fmt::format("the largest carveout must equal shared_memory.max_per_sm ({})", units::format_bytes(s.max_per_sm)));
+}
+
+void check_caches(const Arch& a, const Checker& c) {
+  c.power_of_two(a.l1.line, "l1.line");
+  c.power_of_two(a.l1.sector, "l1.sector");
+  c.require(a.l1.sector <= a.l1.line, "l1.sector", "cannot exceed l1.line");
+  c.power_of_two(static_cast<std::uint64_t>(a.l1.sets), "l1.sets");
+  c.positive(a.l1.latency_cycles, "l1.latency_cycles");
+  c.positive(a.l1.bandwidth_bytes_per_clock, "l1.bandwidth_per_sm");
+  c.power_of_two(a.constant_cache.line, "constant_cache.line");
+  c.require(a.constant_cache.size >= a.constant_cache.line, "constant_cache.size", "must hold at least one line");
+  c.positive(a.constant_cache.latency_cycles, "constant_cache.latency_cycles");
+
+  const L2Spec& l2 = a.l2;
+  c.power_of_two(l2.line, "l2.line");
+  c.power_of_two(l2.sector, "l2.sector");
+  c.require(l2.sector <= l2.line, "l2.sector", "cannot exceed l2.line");
+  c.positive(l2.associativity, "l2.associativity");
+  c.positive(l2.slices, "l2.slices");
+  c.require(l2.partitions > 0 && l2.slices % l2.partitions == 0, "l2.partitions",
+            "must be positive and divide l2.slices");
+  std::uint64_t set_bytes = l2.line * static_cast<std::uint64_t>(l2.associativity) * l2.slices;
+  c.require(l2.size > 0 && l2.size % set_bytes == 0, "l2.size",
+            fmt::format("must be a whole number of sets in every slice (multiple of line x associativity x slices = {})",
+                        units::format_bytes(set_bytes)));
+  c.positive(l2.near_latency_cycles, "l2.near_latency_cycles");
+  c.require(l2.far_latency_cycles >= l2.near_latency_cycles, "l2.far_latency_cycles",
+            "cannot be below l2.near_latency_cycles");
+  c.positive(l2.bandwidth, "l2.bandwidth");
+  c.power_of_two(l2.dram_fetch_granularity, "l2.dram_fetch_granularity");
+  c.require(l2.dram_fetch_granularity >= l2.sector && l2.dram_fetch_granularity <= l2.line,
+            "l2.dram_fetch_granularity", "must be between l2.sector and l2.line");
+  c.require(l2.persisting_max <= l2.size, "l2.persisting_max", "cannot exceed l2.size");
+  c.require(l2.persisting_max == 0 || a.compute_capability.major >= 8, "l2.persisting_max",
+            "L2 persistence needs compute capability 8.0 or later; use 0B");
+  c.require(l2.max_window_size == 0 || l2.persisting_max > 0, "l2.max_window_size",
+            "access-policy windows need a persisting set-aside (l2.persisting_max > 0)");
+}
+
+void check_dram(const Arch& a, const Checker& c) {
+  c.positive(static_cast<double>(a.dram.size), "dram.size");
+  c.positive(a.dram.bus_width_bits, "dram.bus_width_bits");
+  c.positive(a.dram.channels, "dram.channels");
+  c.positive(a.dram.peak_bandwidth, "dram.peak_bandwidth");
+  c.positive(a.dram.effective_bandwidth, "dram.effective_bandwidth");
+  c.require(a.dram.effective_bandwidth <= a.dram.peak_bandwidth, "dram.effective_bandwidth",
+            "cannot exceed dram.peak_bandwidth");
+  c.positive(a.dram.latency_cycles, "dram.latency_cycles");
+  c.require(a.launch_overhead_seconds < 1e-3, "launch.overhead", "over 1ms is not a plausible launch overhead");
+}
+
+}  // namespace
+
+void validate_arch(const Arch& arch) {
+  Checker c(arch);
+  c.require(!arch.name.empty(), "name", "must not be empty");
+  check_sm(arch, c);
+  check_registers(arch, c);
+  check_shared(arch, c);
+  check_caches(arch, c);
+  check_dram(arch, c);
+}
+
+}  // namespace memhier

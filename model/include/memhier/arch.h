@@ -1,0 +1,117 @@
+#pragma once
+// A GPU architecture as data: the typed specs every model level reads. Built from YAML by load_arch() or by hand in
+// tests. Sizes are bytes, bandwidths bytes/second, latencies SM cycles, clocks Hz, times seconds.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "memhier/error.h"
+
+namespace memhier {
+
+enum class Replacement { lru, fifo, random };
+
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+};
+
+struct SmSpec {
+  int count = 0;
+  int warp_size = 32;
+  int max_threads_per_sm = 0;
+  int max_warps_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_block = 0;
+  int sub_partitions = 0;
+  int max_block_barriers_per_sm = 0;  // 0: barriers do not limit occupancy on this architecture
+};
+
+struct RegisterSpec {
+  int per_sm = 0;
+  int per_block = 0;
+  int max_per_thread = 0;
+  int allocation_unit = 0;  // registers per warp are rounded up to this many
+};
+
+struct SharedMemorySpec {
+  std::uint64_t max_per_sm = 0;          // largest carveout usable by blocks
+  std::uint64_t per_block_default = 0;   // without opt-in
+  std::uint64_t max_per_block_optin = 0;
+  std::uint64_t reserved_per_block = 0;  // taken by the driver from every block's allocation (sm_80+)
+  std::uint64_t allocation_unit = 0;
+  int banks = 0;
+  std::uint64_t bank_width = 0;
+  double latency_cycles = 0;
+  double bandwidth_bytes_per_clock = 0;  // per SM
+};
+
+struct UnifiedL1Spec {
+  std::uint64_t size = 0;                   // L1 + shared memory per SM
+  std::vector<std::uint64_t> carveouts;     // allowed shared-memory sizes, ascending
+};
+
+struct L1Spec {
+  std::uint64_t line = 0;
+  std::uint64_t sector = 0;
+  int sets = 0;  // ways = capacity left by the carveout / (sets x line)
+  Replacement replacement = Replacement::lru;
+  double latency_cycles = 0;
+  double bandwidth_bytes_per_clock = 0;  // per SM
+};
+
+struct ConstantCacheSpec {
+  std::uint64_t size = 0;
+  std::uint64_t line = 0;
+  double latency_cycles = 0;
+  std::uint64_t l15_size = 0;
+  double l15_latency_cycles = 0;
+};
+
+struct L2Spec {
+  std::uint64_t size = 0;
+  std::uint64_t line = 0;
+  std::uint64_t sector = 0;
+  int associativity = 0;
+  Replacement replacement = Replacement::lru;
+  int slices = 0;
+  int partitions = 0;
+  double near_latency_cycles = 0;
+  double far_latency_cycles = 0;
+  double bandwidth = 0;                      // bytes/s, device-wide read bandwidth on L2 hits
+  std::uint64_t dram_fetch_granularity = 0;  // bytes fetched from DRAM per miss
+  std::uint64_t persisting_max = 0;          // cudaDeviceProp::persistingL2CacheMaxSize; 0: unsupported
+  std::uint64_t max_window_size = 0;         // cudaDeviceProp::accessPolicyMaxWindowSize; 0: unsupported
+};
+
+struct DramSpec {
+  std::string type;
+  std::uint64_t size = 0;
+  int bus_width_bits = 0;
+  int channels = 0;
+  double peak_bandwidth = 0;       // bytes/s, from bus width and data rate
+  double effective_bandwidth = 0;  // bytes/s, measured streaming
+  double latency_cycles = 0;
+};
+
+struct Arch {
+  std::string name;
+  std::string full_name;
+  ComputeCapability compute_capability;
+  double sm_clock_hz = 0;
+  SmSpec sm;
+  RegisterSpec registers;
+  SharedMemorySpec shared_memory;
+  UnifiedL1Spec unified_l1;
+  L1Spec l1;
+  ConstantCacheSpec constant_cache;
+  L2Spec l2;
+  DramSpec dram;
+  double launch_overhead_seconds = 0;
+
+  std::string source_file;                           // empty when built in code
+  std::map<std::string, SourceLocation> key_origin;  // where each key's value was set (for errors)
+};
+
+}  // namespace memhier

@@ -1,0 +1,42 @@
+#include "cli_common.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+
+#include "memhier/error.h"
+#include "memhier/units.h"
+
+namespace memhier::cli {
+
+bool parse(const std::string& command, const std::string& synopsis, const std::vector<std::string>& args,
+           const po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm) {
+  po::options_description all(options);
+  all.add_options()("help,h", "show this help");
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    if (vm.count("help") != 0U) {
+      std::cout << "usage: memhier " << command << " " << synopsis << "\n\n" << all << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(fmt::format("memhier {}: {}", command, e.what()));
+  }
+  return true;
+}
+
+std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc() && end == text.data() + text.size()) return v;
+  try {
+    return units::parse_bytes(text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError({}, flag, e.what());
+  }
+}
+
+}  // namespace memhier::cli

@@ -1,0 +1,30 @@
+#pragma once
+// Shared plumbing of the memhier subcommands: option parsing with uniform errors and exit codes.
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memhier::cli {
+
+// Exit codes of every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+// Thrown for bad usage (unknown flag, missing argument); main() prints it with a hint and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace po = boost::program_options;
+
+// Parses args against `options` (+ positional) and handles --help. Returns false if help was printed.
+bool parse(const std::string& command, const std::string& synopsis, const std::vector<std::string>& args,
+           const po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm);
+
+// A byte count from the command line: plain integer bytes or a size with a unit ("48KiB").
+std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text);
+
+}  // namespace memhier::cli

@@ -1,0 +1,10 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace memhier::cli {
+
+int run_archs(const std::vector<std::string>& args);
+int run_occupancy(const std::vector<std::string>& args);
+
+}  // namespace memhier::cli
