@@ -101,6 +101,7 @@ Occupancy compute_occupancy(const Arch& arch, const LaunchResources& launch) {
   if (limit == o.blocks_by_blocks) o.limiters |= limit_blocks;
   if (arch.sm.max_block_barriers_per_sm > 0 && launch.block_barriers > 0) {
     o.blocks_by_barriers = arch.sm.max_block_barriers_per_sm / launch.block_barriers;
+    if (o.blocks_by_barriers < limit) o.limiters = 0;  // barriers alone set the limit now
     limit = std::min(limit, o.blocks_by_barriers);
     if (limit == o.blocks_by_barriers) o.limiters |= limit_barriers;
   }

@@ -94,7 +94,7 @@ std::string format_bytes(std::uint64_t bytes) {
   for (auto [scale, name] : binary) {
     // Largest unit that states the size exactly with at most one decimal (37.5MiB), so it parses back unchanged.
     if (bytes >= scale && (bytes * 10) % scale == 0) {
-      return fmt::format("{:g}{}", static_cast<double>(bytes) / static_cast<double>(scale), name);
+      return fmt::format("{}{}", static_cast<double>(bytes) / static_cast<double>(scale), name);
     }
   }
   return fmt::format("{}B", bytes);

@@ -1,0 +1,109 @@
+#include <doctest/doctest.h>
+
+#include "test_support.h"
+
+using namespace memhier;
+using test::h100_with;
+using test::load_error;
+
+SCENARIO("3.x bad architecture files are rejected with file, line, column and key") {
+  WHEN("a key is unknown") {
+    auto e = load_error("extends: h100\nname: x\nl2:\n  sise: 5MiB\n");
+    THEN("the error names the key, where it is, and the likely intended key") {
+      CHECK(e.key() == "l2.sise");
+      CHECK(e.where().file == "bad.yaml");
+      CHECK(e.where().line == 4);
+      CHECK(e.where().column == 3);
+      CHECK(e.message().find("did you mean 'l2.size'") != std::string::npos);
+    }
+  }
+  WHEN("a top-level section is unknown") {
+    auto e = load_error("extends: h100\nname: x\nl3:\n  size: 5MiB\n");
+    CHECK(e.key() == "l3");
+    CHECK(e.where().line == 3);
+  }
+  WHEN("a required key is missing") {
+    auto e = load_error(h100_with("  sets: 4 ", ""));
+    CHECK(e.key() == "l1.sets");
+    CHECK(e.message().find("missing required key") != std::string::npos);
+  }
+  WHEN("a count has the wrong type") {
+    auto e = load_error(h100_with("  count: 132", "  count: many"));
+    CHECK(e.key() == "sm.count");
+    CHECK(e.where().line == 12);
+    CHECK(e.where().column == 10);
+  }
+  WHEN("a size has no unit") {
+    auto e = load_error(h100_with("  size: 50MiB", "  size: 52428800"));
+    CHECK(e.key() == "l2.size");
+    CHECK(e.message().find("units") != std::string::npos);
+  }
+  WHEN("a list is given where a value is expected, or a value where a mapping is expected") {
+    CHECK(load_error(h100_with("  line: 128B   ", "  line: [128B]")).key() == "l1.line");
+    CHECK(load_error("extends: h100\nname: x\nl2: 5MiB\n").key() == "l2");
+    CHECK(load_error("extends: h100\nname: x\nl2:\n  size:\n    a: 1\n").key() == "l2.size");
+  }
+  WHEN("a key is duplicated") {
+    auto e = load_error("extends: h100\nname: x\nname: y\n");
+    CHECK(e.key() == "name");
+    CHECK(e.where().line == 3);
+    CHECK(e.message() == "duplicate key");
+  }
+  WHEN("the YAML itself is malformed") {
+    auto e = load_error("name: [unclosed\n");
+    CHECK(e.where().line >= 1);
+    CHECK(e.message().find("YAML syntax error") != std::string::npos);
+  }
+  WHEN("the file is empty or not a mapping") {
+    CHECK(load_error("").message().find("must be a YAML mapping") != std::string::npos);
+    CHECK(load_error("- a\n- b\n").message().find("must be a YAML mapping") != std::string::npos);
+  }
+  WHEN("extends names an unknown architecture or itself") {
+    CHECK(load_error("extends: nosuchgpu\nname: x\n").key() == "extends");
+    auto dir = std::filesystem::temp_directory_path() / "memhier_cycle_test";
+    std::filesystem::create_directories(dir);
+    { std::ofstream(dir / "loop.yaml") << "extends: loop\nname: loop\n"; }
+    try {
+      load_arch_file(dir / "loop.yaml");
+      FAIL("a cycle must be rejected");
+    } catch (const InputError& e) {
+      CHECK(e.message().find("too deep") != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+  }
+  WHEN("a file that extends another does not set its own name") {
+    CHECK(load_error("extends: h100\nl2:\n  size: 40MiB\n").key() == "name");
+  }
+  WHEN("the file does not exist") {
+    try {
+      load_arch_file("/nonexistent/arch.yaml");
+      FAIL("must throw");
+    } catch (const InputError& e) {
+      CHECK(e.where().file == "/nonexistent/arch.yaml");
+    }
+  }
+}
+
+SCENARIO("3.y physically impossible values are rejected at the key that sets them") {
+  auto key_of = [](const std::string& from, const std::string& to) { return load_error(h100_with(from, to)).key(); };
+  CHECK(key_of("  carveouts: [0KiB", "  carveouts: [0KiB, 300KiB]  #") == "unified_l1.carveouts");
+  CHECK(key_of("  carveouts: [0KiB", "  carveouts: [8KiB, 0KiB, 228KiB]  #") == "unified_l1.carveouts");
+  CHECK(key_of("  line: 128B   ", "  line: 96B") == "l1.line");
+  CHECK(key_of("  sector: 32B   ", "  sector: 256B") == "l1.sector");
+  CHECK(key_of("  persisting_max: 37.5MiB", "  persisting_max: 60MiB") == "l2.persisting_max");
+  CHECK(key_of("  effective_bandwidth: 3.18TB/s", "  effective_bandwidth: 4TB/s") == "dram.effective_bandwidth");
+  CHECK(key_of("  max_threads_per_sm: 2048", "  max_threads_per_sm: 2000") == "sm.max_threads_per_sm");
+  CHECK(key_of("  far_latency_cycles: 305", "  far_latency_cycles: 100") == "l2.far_latency_cycles");
+  CHECK(key_of("  dram_fetch_granularity: 64B", "  dram_fetch_granularity: 256B") == "l2.dram_fetch_granularity");
+  CHECK(key_of("  slices: 100", "  slices: 3") == "l2.partitions");
+  CHECK(key_of("  warp_size: 32", "  warp_size: 64") == "sm.warp_size");
+  CHECK(key_of("  replacement: lru", "  replacement: mru") == "l1.replacement");
+  CHECK(key_of("compute_capability: \"9.0\"", "compute_capability: \"6.1\"") == "compute_capability");
+  CHECK(key_of("compute_capability: \"9.0\"", "compute_capability: nine") == "compute_capability");
+
+  // An override in a derived file is blamed on the derived file, not the base.
+  auto e = load_error("extends: h100\nname: x\nl1:\n  line: 100B\n", "derived.yaml");
+  CHECK(e.key() == "l1.line");
+  CHECK(e.where().file == "derived.yaml");
+  CHECK(e.where().line == 4);
+}

@@ -1,0 +1,124 @@
+// End-to-end: the memhier binary as a user runs it.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result memhier(const std::string& args) {
+  static int counter = 0;
+  auto dir = std::filesystem::temp_directory_path();
+  auto out = dir / fmt::format("memhier_cli_{}_{}.out", getpid(), counter);
+  auto err = dir / fmt::format("memhier_cli_{}_{}.err", getpid(), counter++);
+  std::string cmd = fmt::format("{} {} >{} 2>{}", MEMHIER_CLI, args, out.string(), err.string());
+  int status = std::system(cmd.c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+const std::string kArchs = MEMHIER_TEST_ARCH_DIR;
+
+}  // namespace
+
+TEST_CASE("6.1 --version, --help and help on every subcommand") {
+  CHECK(memhier("--version").out.starts_with("memhier 0."));
+  Result help = memhier("--help");
+  CHECK(help.rc == 0);
+  CHECK(help.out.find("occupancy") != std::string::npos);
+  for (const char* sub : {"archs", "occupancy"}) {
+    Result r = memhier(fmt::format("{} --help", sub));
+    CHECK(r.rc == 0);
+    CHECK(r.out.find("usage: memhier") != std::string::npos);
+  }
+}
+
+TEST_CASE("6.2 archs list / show / check") {
+  Result list = memhier("archs list");
+  CHECK(list.rc == 0);
+  for (const char* name : {"v100", "a100", "h100", "h200", "b200", "l40s", "rtx4090"}) {
+    CHECK(list.out.find(name) != std::string::npos);
+  }
+  Result show = memhier("archs show h200 --json");
+  REQUIRE(show.rc == 0);
+  auto j = nlohmann::json::parse(show.out);
+  CHECK(j["l2"]["size"] == 62914560);
+  CHECK(j["sm"]["count"] == 132);
+  CHECK(j["compute_capability"] == "9.0");
+  Result check = memhier(fmt::format("archs check {}/*.yaml", kArchs));
+  CHECK(check.rc == 0);
+  CHECK(check.out.find("7 of 7 files valid") != std::string::npos);
+}
+
+TEST_CASE("6.3 archs check exits 1 and names file, line and key for an invalid file") {
+  auto bad = std::filesystem::temp_directory_path() / "memhier_bad_arch.yaml";
+  { std::ofstream(bad) << "extends: h100\nname: bad\nl2:\n  line: 100B\n"; }
+  Result r = memhier(fmt::format("archs check {}/h100.yaml {}", kArchs, bad.string()));
+  CHECK(r.rc == 1);
+  CHECK(r.err.find(bad.string() + ":4:9: 'l2.line': must be a power of two") != std::string::npos);
+  CHECK(r.out.find("1 of 2 files valid") != std::string::npos);
+  std::filesystem::remove(bad);
+}
+
+TEST_CASE("6.4 occupancy: table, JSON, and exit 1 when the launch cannot run") {
+  Result r = memhier("occupancy --arch h100 --threads 256 --regs 32");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("theoretical occupancy    100.0%") != std::string::npos);
+  Result j = memhier("occupancy --arch a100 --threads 128 --regs 64 --smem 32KiB --json");
+  REQUIRE(j.rc == 0);
+  auto o = nlohmann::json::parse(j.out);
+  // A100: 64 regs -> 2048/warp -> 8 warps per sub-partition -> 32 warps -> 8 blocks; smem 33 KiB -> 164/33 = 4.
+  CHECK(o["blocks_per_sm"] == 4);
+  CHECK(o["limiters"] == nlohmann::json::array({"shared_memory"}));
+  Result none = memhier("occupancy --arch h100 --threads 2048 --regs 32");
+  CHECK(none.rc == 1);
+  CHECK(none.out.find("not launchable") != std::string::npos);
+}
+
+TEST_CASE("6.5 bad usage and bad input exit 2 with a message on stderr") {
+  Result unknown_cmd = memhier("frobnicate");
+  CHECK(unknown_cmd.rc == 2);
+  CHECK(unknown_cmd.err.find("unknown command 'frobnicate'") != std::string::npos);
+  Result missing = memhier("occupancy --arch h100 --threads 256");
+  CHECK(missing.rc == 2);
+  CHECK(missing.err.find("--regs") != std::string::npos);
+  Result bad_number = memhier("occupancy --arch h100 --threads lots --regs 32");
+  CHECK(bad_number.rc == 2);
+  CHECK(bad_number.err.find("threads") != std::string::npos);
+  Result bad_arch = memhier("occupancy --arch h900 --threads 32 --regs 32");
+  CHECK(bad_arch.rc == 2);
+  CHECK(bad_arch.err.find("unknown architecture 'h900'") != std::string::npos);
+  Result bad_size = memhier("occupancy --arch h100 --threads 32 --regs 32 --smem 4XB");
+  CHECK(bad_size.rc == 2);
+  CHECK(bad_size.err.find("'smem'") != std::string::npos);
+  Result negative = memhier("occupancy --arch h100 --threads -5 --regs 32");
+  CHECK(negative.rc == 2);
+  Result bad_flag = memhier("archs list --colour");
+  CHECK(bad_flag.rc == 2);
+  CHECK(bad_flag.err.find("Try 'memhier archs --help'") != std::string::npos);
+  Result no_file = memhier("archs show /nonexistent.yaml");
+  CHECK(no_file.rc == 2);
+  CHECK(no_file.err.find("/nonexistent.yaml") != std::string::npos);
+  CHECK(memhier("").rc == 2);
+}

@@ -1,0 +1,45 @@
+#pragma once
+// Helpers shared by the tests: shipped files and the error a bad input produces.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "memhier/arch_loader.h"
+#include "memhier/error.h"
+
+namespace test {
+
+inline std::filesystem::path arch_dir() { return MEMHIER_TEST_ARCH_DIR; }
+
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The shipped h100.yaml with one line replaced (or removed when `with` is empty); fails the test if `line` is absent.
+inline std::string h100_with(const std::string& line, const std::string& with) {
+  std::string text = read_text(arch_dir() / "h100.yaml");
+  auto at = text.find(line);
+  REQUIRE_MESSAGE(at != std::string::npos, "fixture line not found: " << line);
+  auto end = text.find('\n', at);
+  text.replace(at, end - at, with);
+  return text;
+}
+
+// Loads `yaml` and returns the InputError it must raise.
+inline memhier::InputError load_error(const std::string& yaml, const std::string& label = "bad.yaml") {
+  try {
+    memhier::load_arch_string(yaml, label);
+  } catch (const memhier::InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  return memhier::InputError({}, "", "unreachable");
+}
+
+}  // namespace test

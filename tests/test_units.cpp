@@ -1,0 +1,43 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "memhier/units.h"
+
+using namespace memhier::units;
+
+TEST_CASE("1.1 sizes parse with binary and decimal units") {
+  CHECK(parse_bytes("128B") == 128);
+  CHECK(parse_bytes("48KiB") == 49152);
+  CHECK(parse_bytes("50MiB") == 52428800);
+  CHECK(parse_bytes("37.5MiB") == 39321600);  // the H200's persistingL2CacheMaxSize
+  CHECK(parse_bytes("141GB") == 141000000000ULL);
+  CHECK(parse_bytes(" 2 KiB ") == 2048);
+}
+
+TEST_CASE("1.2 sizes without a unit, with a bad unit, fractional bytes or negative are rejected") {
+  CHECK_THROWS_AS(parse_bytes("50"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_bytes("50MiBs"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_bytes("0.3B"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_bytes("-4KiB"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_bytes("MiB"), std::invalid_argument);
+}
+
+TEST_CASE("1.3 bandwidth, per-clock, frequency and duration") {
+  CHECK(parse_bandwidth("3.35TB/s") == doctest::Approx(3.35e12));
+  CHECK(parse_bandwidth("900GB/s") == doctest::Approx(9e11));
+  CHECK(parse_bytes_per_clock("128B/clk") == 128.0);
+  CHECK(parse_frequency("1980MHz") == doctest::Approx(1.98e9));
+  CHECK(parse_duration("3.3us") == doctest::Approx(3.3e-6));
+  CHECK_THROWS_AS(parse_bandwidth("3.35TB"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_frequency("fast"), std::invalid_argument);
+}
+
+TEST_CASE("1.4 formatted sizes parse back to the same value") {
+  for (std::uint64_t v : {0ULL, 1ULL, 1000ULL, 1024ULL, 39321600ULL, 132644864ULL, 52428800ULL, 150109880320ULL}) {
+    CAPTURE(v);
+    CHECK(parse_bytes(format_bytes(v)) == v);
+  }
+  CHECK(format_bytes(39321600) == "37.5MiB");
+  CHECK(format_bytes(233472) == "228KiB");
+}
