@@ -43,8 +43,8 @@ TEST_CASE("2.3 extends inherits what it does not override and records where each
   Arch h200 = load_arch("h200");
   Arch h100 = load_arch("h100");
   CHECK(h200.name == "h200");
-  CHECK(h200.l2.size == 62914560);          // overridden: the H200's l2CacheSize
-  CHECK(h200.sm.count == h100.sm.count);   // inherited
+  CHECK(h200.l2.size == 62914560);        // overridden: the H200's l2CacheSize
+  CHECK(h200.sm.count == h100.sm.count);  // inherited
   CHECK(h200.l2.line == h100.l2.line);
   CHECK(h200.key_origin.at("l2.size").file.ends_with("h200.yaml"));
   CHECK(h200.key_origin.at("sm.count").file.ends_with("h100.yaml"));
@@ -58,9 +58,7 @@ TEST_CASE("2.4 architectures are found by case-insensitive name, by path, and th
   CHECK(find_arch_file((test::arch_dir() / "a100.yaml").string()).filename() == "a100.yaml");
   auto dir = std::filesystem::temp_directory_path() / "memhier_arch_path_test";
   std::filesystem::create_directories(dir);
-  {
-    std::ofstream(dir / "myh100.yaml") << "extends: h100\nname: myh100\nfull_name: custom\nl2:\n  size: 100MiB\n";
-  }
+  { std::ofstream(dir / "myh100.yaml") << "extends: h100\nname: myh100\nfull_name: custom\nl2:\n  size: 100MiB\n"; }
   setenv("MEMHIER_ARCH_PATH", dir.c_str(), 1);
   Arch custom = load_arch("myh100");
   unsetenv("MEMHIER_ARCH_PATH");

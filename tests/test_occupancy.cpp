@@ -56,8 +56,8 @@ TEST_CASE("4.3 shared memory: 20000 B + 1 KiB reserve -> 21120 B allocated -> 11
 
 TEST_CASE("4.4 large static + opt-in: 128 regs, 48 KiB -> 2 blocks by registers, carveout 100 KiB") {
   Occupancy o = on("h100", 256, 128, 48 * 1024);
-  CHECK(o.blocks_by_registers == 2);       // 4096 regs/warp -> 4 warps per sub-partition -> 16 warps
-  CHECK(o.blocks_by_shared_memory == 4);   // 233472 / 50176
+  CHECK(o.blocks_by_registers == 2);      // 4096 regs/warp -> 4 warps per sub-partition -> 16 warps
+  CHECK(o.blocks_by_shared_memory == 4);  // 233472 / 50176
   CHECK(o.blocks_per_sm == 2);
   CHECK(o.shared_carveout == 100 * 1024);  // 2 x 49 KiB = 98 KiB -> 100 KiB
   CHECK(o.l1_capacity == 156 * 1024);

@@ -3,7 +3,6 @@
 // means either the arch file or our calculation is wrong.
 #include <cuda_occupancy.h>
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -50,21 +49,21 @@ void compare(const Arch& arch, const LaunchResources& l, Mismatch& m) {
   cudaOccDeviceState state;
   state.carveoutConfig = l.carveout_percent;
   cudaOccResult ref{};
-  cudaOccError err = cudaOccMaxActiveBlocksPerMultiprocessor(&ref, &props, &attr, &state, l.threads_per_block,
-                                                             l.dynamic_shared_bytes);
+  cudaOccError err =
+      cudaOccMaxActiveBlocksPerMultiprocessor(&ref, &props, &attr, &state, l.threads_per_block, l.dynamic_shared_bytes);
   REQUIRE(err == CUDA_OCC_SUCCESS);
   Occupancy ours = compute_occupancy(arch, l);
   // The header keeps the limiter bits set before it applies the barrier limit even when barriers lower the result;
   // we report only resources that reach the final limit, so drop those stale bits before comparing.
   unsigned expected_limiters = ref.limitingFactors;
-  if (ref.blockLimitBarriers < std::min({ref.blockLimitRegs, ref.blockLimitSharedMem, ref.blockLimitWarps,
-                                         ref.blockLimitBlocks})) {
+  if (ref.blockLimitBarriers <
+      std::min({ref.blockLimitRegs, ref.blockLimitSharedMem, ref.blockLimitWarps, ref.blockLimitBlocks})) {
     expected_limiters = OCC_LIMIT_BARRIERS;
   }
   bool same = ours.blocks_per_sm == ref.activeBlocksPerMultiprocessor && ours.limiters == expected_limiters &&
               ours.blocks_by_registers == ref.blockLimitRegs && ours.blocks_by_warps == ref.blockLimitWarps &&
-              ours.blocks_by_shared_memory == ref.blockLimitSharedMem && ours.blocks_by_blocks == ref.blockLimitBlocks &&
-              ours.blocks_by_barriers == ref.blockLimitBarriers &&
+              ours.blocks_by_shared_memory == ref.blockLimitSharedMem &&
+              ours.blocks_by_blocks == ref.blockLimitBlocks && ours.blocks_by_barriers == ref.blockLimitBarriers &&
               ours.allocated_registers_per_block == ref.allocatedRegistersPerBlock &&
               ours.allocated_shared_per_block == ref.allocatedSharedMemPerBlock;
   if (!same && m.count++ == 0) {

@@ -184,9 +184,7 @@ std::string lower(std::string s) {
 
 }  // namespace
 
-Arch load_arch_file(const fs::path& path) {
-  return load_text(read_file(path), path.string(), path.parent_path(), 0);
-}
+Arch load_arch_file(const fs::path& path) { return load_text(read_file(path), path.string(), path.parent_path(), 0); }
 
 Arch load_arch_string(const std::string& yaml_text, const std::string& label) {
   return load_text(yaml_text, label, fs::path(), 0);
@@ -228,8 +226,8 @@ std::vector<fs::path> list_arch_files() {
 }
 
 fs::path find_arch_file(const std::string& name_or_path) {
-  bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") ||
-                         name_or_path.ends_with(".yml");
+  bool looks_like_path =
+      name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
   if (looks_like_path) {
     if (!fs::is_regular_file(name_or_path)) {
       throw InputError(SourceLocation{name_or_path}, "", "no such architecture file");

@@ -156,9 +156,12 @@ Replacement parse_replacement(std::string_view text) {
 
 std::string_view replacement_name(Replacement r) {
   switch (r) {
-    case Replacement::lru: return "lru";
-    case Replacement::fifo: return "fifo";
-    case Replacement::random: return "random";
+    case Replacement::lru:
+      return "lru";
+    case Replacement::fifo:
+      return "fifo";
+    case Replacement::random:
+      return "random";
   }
   return "?";
 }
@@ -177,16 +180,36 @@ const ArchField* find_arch_field(std::string_view key) {
 void set_arch_field(Arch& arch, const ArchField& field, std::string_view text) {
   FieldRef ref = field.ref(arch);
   switch (field.kind) {
-    case K::text: *std::get<std::string*>(ref) = std::string(text); return;
-    case K::version: *std::get<ComputeCapability*>(ref) = parse_version(text); return;
-    case K::count: *std::get<int*>(ref) = static_cast<int>(parse_count(text)); return;
-    case K::bytes: *std::get<std::uint64_t*>(ref) = units::parse_bytes(text); return;
-    case K::bandwidth: *std::get<double*>(ref) = units::parse_bandwidth(text); return;
-    case K::bytes_per_clock: *std::get<double*>(ref) = units::parse_bytes_per_clock(text); return;
-    case K::frequency: *std::get<double*>(ref) = units::parse_frequency(text); return;
-    case K::cycles: *std::get<double*>(ref) = parse_cycles(text); return;
-    case K::duration: *std::get<double*>(ref) = units::parse_duration(text); return;
-    case K::replacement: *std::get<Replacement*>(ref) = parse_replacement(text); return;
+    case K::text:
+      *std::get<std::string*>(ref) = std::string(text);
+      return;
+    case K::version:
+      *std::get<ComputeCapability*>(ref) = parse_version(text);
+      return;
+    case K::count:
+      *std::get<int*>(ref) = static_cast<int>(parse_count(text));
+      return;
+    case K::bytes:
+      *std::get<std::uint64_t*>(ref) = units::parse_bytes(text);
+      return;
+    case K::bandwidth:
+      *std::get<double*>(ref) = units::parse_bandwidth(text);
+      return;
+    case K::bytes_per_clock:
+      *std::get<double*>(ref) = units::parse_bytes_per_clock(text);
+      return;
+    case K::frequency:
+      *std::get<double*>(ref) = units::parse_frequency(text);
+      return;
+    case K::cycles:
+      *std::get<double*>(ref) = parse_cycles(text);
+      return;
+    case K::duration:
+      *std::get<double*>(ref) = units::parse_duration(text);
+      return;
+    case K::replacement:
+      *std::get<Replacement*>(ref) = parse_replacement(text);
+      return;
     case K::bytes_list: {
       // Command-line form: comma-separated sizes, optionally in brackets.
       std::string_view s = text;
@@ -215,19 +238,28 @@ void set_arch_field(Arch& arch, const ArchField& field, const std::vector<std::s
 std::string format_arch_field(const Arch& arch, const ArchField& field) {
   FieldRef ref = field.ref(const_cast<Arch&>(arch));  // accessors only read here
   switch (field.kind) {
-    case K::text: return *std::get<std::string*>(ref);
+    case K::text:
+      return *std::get<std::string*>(ref);
     case K::version: {
       auto cc = *std::get<ComputeCapability*>(ref);
       return fmt::format("{}.{}", cc.major, cc.minor);
     }
-    case K::count: return std::to_string(*std::get<int*>(ref));
-    case K::bytes: return units::format_bytes(*std::get<std::uint64_t*>(ref));
-    case K::bandwidth: return units::format_bandwidth(*std::get<double*>(ref));
-    case K::bytes_per_clock: return fmt::format("{:g}B/clk", *std::get<double*>(ref));
-    case K::frequency: return units::format_frequency(*std::get<double*>(ref));
-    case K::cycles: return fmt::format("{:g}", *std::get<double*>(ref));
-    case K::duration: return units::format_duration(*std::get<double*>(ref));
-    case K::replacement: return std::string(replacement_name(*std::get<Replacement*>(ref)));
+    case K::count:
+      return std::to_string(*std::get<int*>(ref));
+    case K::bytes:
+      return units::format_bytes(*std::get<std::uint64_t*>(ref));
+    case K::bandwidth:
+      return units::format_bandwidth(*std::get<double*>(ref));
+    case K::bytes_per_clock:
+      return fmt::format("{:g}B/clk", *std::get<double*>(ref));
+    case K::frequency:
+      return units::format_frequency(*std::get<double*>(ref));
+    case K::cycles:
+      return fmt::format("{:g}", *std::get<double*>(ref));
+    case K::duration:
+      return units::format_duration(*std::get<double*>(ref));
+    case K::replacement:
+      return std::string(replacement_name(*std::get<Replacement*>(ref)));
     case K::bytes_list: {
       std::string out = "[";
       for (std::uint64_t v : *std::get<std::vector<std::uint64_t>*>(ref)) {
@@ -241,17 +273,28 @@ std::string format_arch_field(const Arch& arch, const ArchField& field) {
 
 std::string_view to_string(FieldKind kind) {
   switch (kind) {
-    case K::text: return "text";
-    case K::version: return "version";
-    case K::count: return "count";
-    case K::bytes: return "bytes";
-    case K::bytes_list: return "bytes list";
-    case K::bandwidth: return "bandwidth";
-    case K::bytes_per_clock: return "bytes per clock";
-    case K::frequency: return "frequency";
-    case K::cycles: return "cycles";
-    case K::duration: return "duration";
-    case K::replacement: return "replacement policy";
+    case K::text:
+      return "text";
+    case K::version:
+      return "version";
+    case K::count:
+      return "count";
+    case K::bytes:
+      return "bytes";
+    case K::bytes_list:
+      return "bytes list";
+    case K::bandwidth:
+      return "bandwidth";
+    case K::bytes_per_clock:
+      return "bytes per clock";
+    case K::frequency:
+      return "frequency";
+    case K::cycles:
+      return "cycles";
+    case K::duration:
+      return "duration";
+    case K::replacement:
+      return "replacement policy";
   }
   return "?";
 }

@@ -75,8 +75,9 @@ void check_shared(const Arch& a, const Checker& c) {
                           units::format_bytes(a.unified_l1.size)));
     c.require(i == 0 || carve[i] > carve[i - 1], "unified_l1.carveouts", "must be strictly ascending");
   }
-  c.require(carve.back() == s.max_per_sm, "unified_l1.carveouts",
-            fmt::format("the largest carveout must equal shared_memory.max_per_sm ({})", units::format_bytes(s.max_per_sm)));
+  c.require(
+      carve.back() == s.max_per_sm, "unified_l1.carveouts",
+      fmt::format("the largest carveout must equal shared_memory.max_per_sm ({})", units::format_bytes(s.max_per_sm)));
 }
 
 void check_caches(const Arch& a, const Checker& c) {
@@ -99,16 +100,17 @@ void check_caches(const Arch& a, const Checker& c) {
   c.require(l2.partitions > 0 && l2.slices % l2.partitions == 0, "l2.partitions",
             "must be positive and divide l2.slices");
   std::uint64_t set_bytes = l2.line * static_cast<std::uint64_t>(l2.associativity) * l2.slices;
-  c.require(l2.size > 0 && l2.size % set_bytes == 0, "l2.size",
-            fmt::format("must be a whole number of sets in every slice (multiple of line x associativity x slices = {})",
-                        units::format_bytes(set_bytes)));
+  c.require(
+      l2.size > 0 && l2.size % set_bytes == 0, "l2.size",
+      fmt::format("must be a whole number of sets in every slice (multiple of line x associativity x slices = {})",
+                  units::format_bytes(set_bytes)));
   c.positive(l2.near_latency_cycles, "l2.near_latency_cycles");
   c.require(l2.far_latency_cycles >= l2.near_latency_cycles, "l2.far_latency_cycles",
             "cannot be below l2.near_latency_cycles");
   c.positive(l2.bandwidth, "l2.bandwidth");
   c.power_of_two(l2.dram_fetch_granularity, "l2.dram_fetch_granularity");
-  c.require(l2.dram_fetch_granularity >= l2.sector && l2.dram_fetch_granularity <= l2.line,
-            "l2.dram_fetch_granularity", "must be between l2.sector and l2.line");
+  c.require(l2.dram_fetch_granularity >= l2.sector && l2.dram_fetch_granularity <= l2.line, "l2.dram_fetch_granularity",
+            "must be between l2.sector and l2.line");
   c.require(l2.persisting_max <= l2.size, "l2.persisting_max", "cannot exceed l2.size");
   c.require(l2.persisting_max == 0 || a.compute_capability.major >= 8, "l2.persisting_max",
             "L2 persistence needs compute capability 8.0 or later; use 0B");

@@ -37,8 +37,8 @@ int registers_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   // The hardware checks the per-block limit as if warps were spread over every sub-partition.
   int assumed = regs_per_warp * div_up(o.warps_per_block, a.sm.sub_partitions) * a.sm.sub_partitions;
   if (l.registers_per_thread > r.max_per_thread) {
-    o.not_launchable = fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread,
-                                   r.max_per_thread);
+    o.not_launchable =
+        fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread, r.max_per_thread);
     return 0;
   }
   if (r.per_block < assumed || r.per_block < o.allocated_registers_per_block) {
@@ -56,8 +56,7 @@ int shared_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   std::uint64_t used = l.static_shared_bytes + s.reserved_per_block + l.dynamic_shared_bytes;
   o.allocated_shared_per_block = round_up(used, s.allocation_unit);
   std::uint64_t per_block_limit =
-      (l.shared_optin && used > s.per_block_default ? s.max_per_block_optin
-                                                                           : s.per_block_default) +
+      (l.shared_optin && used > s.per_block_default ? s.max_per_block_optin : s.per_block_default) +
       s.reserved_per_block;
   if (o.allocated_shared_per_block > per_block_limit) {
     o.not_launchable = fmt::format("{} of shared memory per block exceeds the limit of {}{}",
@@ -69,9 +68,8 @@ int shared_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
       l.carveout_percent < 0
           ? s.max_per_sm
           : align_to_carveout(a, static_cast<std::uint64_t>(l.carveout_percent) * s.max_per_sm / 100);
-  std::uint64_t per_sm = preferred >= o.allocated_shared_per_block
-                             ? preferred
-                             : align_to_carveout(a, o.allocated_shared_per_block);
+  std::uint64_t per_sm =
+      preferred >= o.allocated_shared_per_block ? preferred : align_to_carveout(a, o.allocated_shared_per_block);
   if (o.allocated_shared_per_block == 0) return INT_MAX;
   o.shared_carveout = per_sm;
   return static_cast<int>(per_sm / o.allocated_shared_per_block);
@@ -112,8 +110,8 @@ Occupancy compute_occupancy(const Arch& arch, const LaunchResources& launch) {
     // No preference: the driver picks the smallest carveout that keeps this occupancy, leaving L1 the rest.
     o.shared_carveout = align_to_carveout(arch, o.allocated_shared_per_block * static_cast<std::uint64_t>(limit));
   } else if (o.allocated_shared_per_block == 0) {
-    o.shared_carveout = align_to_carveout(arch, static_cast<std::uint64_t>(launch.carveout_percent) *
-                                                    arch.shared_memory.max_per_sm / 100);
+    o.shared_carveout = align_to_carveout(
+        arch, static_cast<std::uint64_t>(launch.carveout_percent) * arch.shared_memory.max_per_sm / 100);
   }
   o.l1_capacity = arch.unified_l1.size - o.shared_carveout;
   return o;

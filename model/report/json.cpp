@@ -9,17 +9,22 @@ namespace {
 nlohmann::json field_value(const Arch& arch, const ArchField& field) {
   FieldRef ref = field.ref(const_cast<Arch&>(arch));  // read only
   switch (field.kind) {
-    case FieldKind::count: return *std::get<int*>(ref);
-    case FieldKind::bytes: return *std::get<std::uint64_t*>(ref);
-    case FieldKind::bytes_list: return *std::get<std::vector<std::uint64_t>*>(ref);
+    case FieldKind::count:
+      return *std::get<int*>(ref);
+    case FieldKind::bytes:
+      return *std::get<std::uint64_t*>(ref);
+    case FieldKind::bytes_list:
+      return *std::get<std::vector<std::uint64_t>*>(ref);
     case FieldKind::bandwidth:
     case FieldKind::bytes_per_clock:
     case FieldKind::frequency:
     case FieldKind::cycles:
-    case FieldKind::duration: return *std::get<double*>(ref);
+    case FieldKind::duration:
+      return *std::get<double*>(ref);
     case FieldKind::text:
     case FieldKind::version:
-    case FieldKind::replacement: break;
+    case FieldKind::replacement:
+      break;
   }
   return format_arch_field(arch, field);
 }
@@ -47,9 +52,12 @@ nlohmann::json occupancy_to_json(const Occupancy& o) {
   return {
       {"blocks_per_sm", o.blocks_per_sm},
       {"limiters", limiter_names(o.limiters)},
-      {"blocks_limit", {{"warps", limit(o.blocks_by_warps)}, {"registers", limit(o.blocks_by_registers)},
-                        {"shared_memory", limit(o.blocks_by_shared_memory)}, {"blocks", limit(o.blocks_by_blocks)},
-                        {"barriers", limit(o.blocks_by_barriers)}}},
+      {"blocks_limit",
+       {{"warps", limit(o.blocks_by_warps)},
+        {"registers", limit(o.blocks_by_registers)},
+        {"shared_memory", limit(o.blocks_by_shared_memory)},
+        {"blocks", limit(o.blocks_by_blocks)},
+        {"barriers", limit(o.blocks_by_barriers)}}},
       {"warps_per_block", o.warps_per_block},
       {"active_warps_per_sm", o.active_warps_per_sm},
       {"occupancy", o.occupancy},

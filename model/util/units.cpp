@@ -53,18 +53,18 @@ constexpr std::array<Unit, 9> kByteUnits{{{"B", 1},
                                           {"GB", 1e9},
                                           {"TB", 1e12},
                                           {"KiB", kKi},
-                                          {"MiB", kKi * kKi},
-                                          {"GiB", kKi * kKi * kKi},
-                                          {"TiB", kKi * kKi * kKi * kKi}}};
+                                          {"MiB", kKi* kKi},
+                                          {"GiB", kKi* kKi* kKi},
+                                          {"TiB", kKi* kKi* kKi* kKi}}};
 constexpr std::array<Unit, 9> kBandwidthUnits{{{"B/s", 1},
                                                {"KB/s", 1e3},
                                                {"MB/s", 1e6},
                                                {"GB/s", 1e9},
                                                {"TB/s", 1e12},
                                                {"KiB/s", kKi},
-                                               {"MiB/s", kKi * kKi},
-                                               {"GiB/s", kKi * kKi * kKi},
-                                               {"TiB/s", kKi * kKi * kKi * kKi}}};
+                                               {"MiB/s", kKi* kKi},
+                                               {"GiB/s", kKi* kKi* kKi},
+                                               {"TiB/s", kKi* kKi* kKi* kKi}}};
 constexpr std::array<Unit, 1> kPerClockUnits{{{"B/clk", 1}}};
 constexpr std::array<Unit, 4> kFrequencyUnits{{{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}};
 constexpr std::array<Unit, 4> kDurationUnits{{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
@@ -81,11 +81,15 @@ std::uint64_t parse_bytes(std::string_view text) {
   return static_cast<std::uint64_t>(whole);
 }
 
-double parse_bandwidth(std::string_view text) { return parse_with_units(text, kBandwidthUnits, "a bandwidth", "3.35TB/s"); }
+double parse_bandwidth(std::string_view text) {
+  return parse_with_units(text, kBandwidthUnits, "a bandwidth", "3.35TB/s");
+}
 double parse_bytes_per_clock(std::string_view text) {
   return parse_with_units(text, kPerClockUnits, "bytes per clock", "128B/clk");
 }
-double parse_frequency(std::string_view text) { return parse_with_units(text, kFrequencyUnits, "a frequency", "1980MHz"); }
+double parse_frequency(std::string_view text) {
+  return parse_with_units(text, kFrequencyUnits, "a frequency", "1980MHz");
+}
 double parse_duration(std::string_view text) { return parse_with_units(text, kDurationUnits, "a duration", "2.5us"); }
 
 std::string format_bytes(std::uint64_t bytes) {

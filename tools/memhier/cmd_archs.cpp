@@ -42,9 +42,8 @@ int show(const std::string& name, bool json) {
   Table table({"key", "value", "description", "set in"});
   for (const ArchField& f : arch_fields()) {
     auto origin = a.key_origin.find(std::string(f.key));
-    std::string where = origin == a.key_origin.end()
-                            ? "(not set)"
-                            : fmt::format("{}:{}", origin->second.file, origin->second.line);
+    std::string where =
+        origin == a.key_origin.end() ? "(not set)" : fmt::format("{}:{}", origin->second.file, origin->second.line);
     table.add({std::string(f.key), format_arch_field(a, f), std::string(f.description), where});
   }
   table.print(std::cout);
@@ -76,7 +75,7 @@ int check(const std::vector<std::string>& files, bool json) {
 
 int run_archs(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()("json", "machine-readable output")  //
+  options.add_options()("json", "machine-readable output")                     //
       ("action", po::value<std::string>()->required(), "list | show | check")  //
       ("args", po::value<std::vector<std::string>>()->default_value({}, ""), "NAME for show, FILE... for check");
   po::positional_options_description positional;

@@ -38,23 +38,23 @@ void print_human(const Arch& arch, const LaunchResources& l, const Occupancy& o)
                            units::format_bytes(arch.shared_memory.reserved_per_block));
   std::cout << fmt::format("  limit by blocks          {}\n", limit_text(o.blocks_by_blocks));
   std::cout << fmt::format("  limit by barriers        {}\n", limit_text(o.blocks_by_barriers));
-  std::cout << fmt::format("  shared-memory carveout   {}   -> L1 data cache {}\n", units::format_bytes(o.shared_carveout),
-                           units::format_bytes(o.l1_capacity));
+  std::cout << fmt::format("  shared-memory carveout   {}   -> L1 data cache {}\n",
+                           units::format_bytes(o.shared_carveout), units::format_bytes(o.l1_capacity));
 }
 
 }  // namespace
 
 int run_occupancy(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()  //
-      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")  //
-      ("threads", po::value<int>()->required(), "threads per block")  //
-      ("regs", po::value<int>()->required(), "registers per thread")  //
-      ("smem", po::value<std::string>()->default_value("0"), "static shared memory per block (bytes, or 48KiB)")  //
-      ("dynamic-smem", po::value<std::string>()->default_value("0"), "dynamic shared memory per block")  //
+  options.add_options()                                                                                            //
+      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                             //
+      ("threads", po::value<int>()->required(), "threads per block")                                               //
+      ("regs", po::value<int>()->required(), "registers per thread")                                               //
+      ("smem", po::value<std::string>()->default_value("0"), "static shared memory per block (bytes, or 48KiB)")   //
+      ("dynamic-smem", po::value<std::string>()->default_value("0"), "dynamic shared memory per block")            //
       ("carveout", po::value<int>()->default_value(-1), "preferred shared-memory carveout in percent (-1: none)")  //
-      ("barriers", po::value<int>()->default_value(1), "block barriers the kernel uses")  //
-      ("no-optin", "the kernel did not opt in to more than the default per-block shared memory")  //
+      ("barriers", po::value<int>()->default_value(1), "block barriers the kernel uses")                           //
+      ("no-optin", "the kernel did not opt in to more than the default per-block shared memory")                   //
       ("json", "machine-readable output");
   po::variables_map vm;
   if (!parse("occupancy", "--arch NAME --threads N --regs N [--smem BYTES] [options]", args, options, {}, vm)) {

@@ -36,8 +36,8 @@ struct RegisterSpec {
 };
 
 struct SharedMemorySpec {
-  std::uint64_t max_per_sm = 0;          // largest carveout usable by blocks
-  std::uint64_t per_block_default = 0;   // without opt-in
+  std::uint64_t max_per_sm = 0;         // largest carveout usable by blocks
+  std::uint64_t per_block_default = 0;  // without opt-in
   std::uint64_t max_per_block_optin = 0;
   std::uint64_t reserved_per_block = 0;  // taken by the driver from every block's allocation (sm_80+)
   std::uint64_t allocation_unit = 0;
@@ -48,8 +48,8 @@ struct SharedMemorySpec {
 };
 
 struct UnifiedL1Spec {
-  std::uint64_t size = 0;                   // L1 + shared memory per SM
-  std::vector<std::uint64_t> carveouts;     // allowed shared-memory sizes, ascending
+  std::uint64_t size = 0;                // L1 + shared memory per SM
+  std::vector<std::uint64_t> carveouts;  // allowed shared-memory sizes, ascending
 };
 
 struct L1Spec {

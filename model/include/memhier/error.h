@@ -7,9 +7,9 @@
 namespace memhier {
 
 struct SourceLocation {
-  std::string file;  // path as the user gave it; empty when the input did not come from a file
-  int line = 0;      // 1-based; 0 when unknown
-  int column = 0;    // 1-based; 0 when unknown
+  std::string file;               // path as the user gave it; empty when the input did not come from a file
+  int line = 0;                   // 1-based; 0 when unknown
+  int column = 0;                 // 1-based; 0 when unknown
   std::int64_t byte_offset = -1;  // for binary inputs; -1 when not applicable
 };
 

@@ -14,9 +14,9 @@ struct LaunchResources {
   int registers_per_thread = 0;
   std::uint64_t static_shared_bytes = 0;
   std::uint64_t dynamic_shared_bytes = 0;
-  int carveout_percent = -1;   // cudaFuncAttributePreferredSharedMemoryCarveout: -1 = no preference, else 0..100
-  int block_barriers = 1;      // barriers the kernel uses (cudaOccFuncAttributes::numBlockBarriers)
-  bool shared_optin = true;    // kernel raised cudaFuncAttributeMaxDynamicSharedMemorySize to what it launches with
+  int carveout_percent = -1;  // cudaFuncAttributePreferredSharedMemoryCarveout: -1 = no preference, else 0..100
+  int block_barriers = 1;     // barriers the kernel uses (cudaOccFuncAttributes::numBlockBarriers)
+  bool shared_optin = true;   // kernel raised cudaFuncAttributeMaxDynamicSharedMemorySize to what it launches with
 };
 
 enum Limiter : unsigned {
