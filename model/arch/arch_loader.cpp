@@ -221,6 +221,7 @@ std::vector<fs::path> list_arch_files() {
     }
   }
   std::vector<fs::path> files;
+  files.reserve(by_name.size());
   for (auto& [name, path] : by_name) files.push_back(path);
   return files;
 }

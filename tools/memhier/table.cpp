@@ -21,6 +21,7 @@ void Table::print(std::ostream& out) const {
   };
   line(m_header);
   std::vector<std::string> rule;
+  rule.reserve(width.size());
   for (std::size_t w : width) rule.emplace_back(w, '-');
   line(rule);
   for (const auto& row : m_rows) line(row);

@@ -18,9 +18,9 @@ class InputError : public std::runtime_error {
  public:
   InputError(SourceLocation where, std::string key, const std::string& message);
 
-  const SourceLocation& where() const { return m_where; }
-  const std::string& key() const { return m_key; }
-  const std::string& message() const { return m_message; }
+  [[nodiscard]] const SourceLocation& where() const { return m_where; }
+  [[nodiscard]] const std::string& key() const { return m_key; }
+  [[nodiscard]] const std::string& message() const { return m_message; }
 
  private:
   SourceLocation m_where;
