@@ -2,18 +2,12 @@
 // Output: one JSON object on stdout. Build: nvcc -O2 -arch=sm_90 device_probe.cu -o device_probe
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                    \
-    }                                                                              \
-  } while (0)
 
 __global__ void empty_kernel() {}
 

@@ -3,16 +3,10 @@
 // through memhier's calculator on the CPU. Build: nvcc -O2 -arch=sm_90 occupancy_probe.cu
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
+
 #include <cstdio>
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                           \
-    }                                                                                     \
-  } while (0)
 
 // Kernels with different register and static shared-memory footprints. The register counts come from the compiler
 // (cudaFuncGetAttributes), so the probe records whatever they are.
