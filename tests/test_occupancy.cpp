@@ -78,6 +78,13 @@ TEST_CASE("4.5 launches that cannot run give 0 blocks and say why") {
   CHECK(on("h100", 1024, 64, 0).blocks_per_sm == 1);
 }
 
+TEST_CASE("4.5b absurd sizes give 0 blocks without overflow") {
+  CHECK(on("h100", INT_MAX, 32, 0).blocks_per_sm == 0);
+  CHECK(on("h100", 256, INT_MAX, 0).blocks_per_sm == 0);
+  CHECK(on("h100", 256, 32, 1ULL << 62, 1ULL << 62).blocks_per_sm == 0);
+  CHECK(on("h100", 256, 32, 0, UINT64_MAX).not_launchable.find("shared memory") != std::string::npos);
+}
+
 TEST_CASE("4.6 carveout preference: 50% of 228 KiB = 114 KiB -> 132 KiB carveout, L1 124 KiB") {
   Occupancy o = on("h100", 128, 32, 0, 0, 50);
   CHECK(o.shared_carveout == 132 * 1024);

@@ -31,6 +31,11 @@ void check_inputs(const LaunchResources& l) {
 
 int registers_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   const RegisterSpec& r = a.registers;
+  if (l.registers_per_thread > r.max_per_thread) {  // before any arithmetic: the count may be absurdly large
+    o.not_launchable =
+        fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread, r.max_per_thread);
+    return 0;
+  }
   int regs_per_warp = static_cast<int>(round_up(static_cast<std::uint64_t>(l.registers_per_thread) * a.sm.warp_size,
                                                 static_cast<std::uint64_t>(r.allocation_unit)));
   o.allocated_registers_per_block = regs_per_warp * o.warps_per_block;
@@ -53,6 +58,14 @@ int registers_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
 
 int shared_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   const SharedMemorySpec& s = a.shared_memory;
+  constexpr std::uint64_t kAbsurd = 1ULL << 40;  // keeps the sum below in range; far above any real limit
+  if (l.static_shared_bytes > kAbsurd || l.dynamic_shared_bytes > kAbsurd) {
+    o.not_launchable =
+        fmt::format("{} static + {} dynamic shared memory per block exceeds the limit of {}",
+                    units::format_bytes(l.static_shared_bytes), units::format_bytes(l.dynamic_shared_bytes),
+                    units::format_bytes(s.max_per_block_optin));
+    return 0;
+  }
   std::uint64_t used = l.static_shared_bytes + s.reserved_per_block + l.dynamic_shared_bytes;
   o.allocated_shared_per_block = round_up(used, s.allocation_unit);
   std::uint64_t per_block_limit =
@@ -80,7 +93,8 @@ int shared_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
 Occupancy compute_occupancy(const Arch& arch, const LaunchResources& launch) {
   check_inputs(launch);
   Occupancy o;
-  o.warps_per_block = div_up(launch.threads_per_block, arch.sm.warp_size);
+  o.warps_per_block = static_cast<int>((static_cast<std::int64_t>(launch.threads_per_block) + arch.sm.warp_size - 1) /
+                                       arch.sm.warp_size);
   o.blocks_by_registers = registers_limit(arch, launch, o);
   if (launch.threads_per_block > arch.sm.max_threads_per_block) {
     o.blocks_by_warps = 0;
