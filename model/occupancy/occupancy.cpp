@@ -36,23 +36,20 @@ int registers_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
         fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread, r.max_per_thread);
     return 0;
   }
-  int regs_per_warp = static_cast<int>(round_up(static_cast<std::uint64_t>(l.registers_per_thread) * a.sm.warp_size,
-                                                static_cast<std::uint64_t>(r.allocation_unit)));
-  o.allocated_registers_per_block = regs_per_warp * o.warps_per_block;
+  auto regs_per_warp =
+      static_cast<std::int64_t>(round_up(static_cast<std::uint64_t>(l.registers_per_thread) * a.sm.warp_size,
+                                         static_cast<std::uint64_t>(r.allocation_unit)));
+  std::int64_t allocated = regs_per_warp * o.warps_per_block;  // 64-bit: warps may be absurd before the thread check
+  o.allocated_registers_per_block = static_cast<int>(std::min<std::int64_t>(allocated, INT_MAX));
   // The hardware checks the per-block limit as if warps were spread over every sub-partition.
-  int assumed = regs_per_warp * div_up(o.warps_per_block, a.sm.sub_partitions) * a.sm.sub_partitions;
-  if (l.registers_per_thread > r.max_per_thread) {
+  std::int64_t assumed = regs_per_warp * div_up(o.warps_per_block, a.sm.sub_partitions) * a.sm.sub_partitions;
+  if (r.per_block < assumed || r.per_block < allocated) {
     o.not_launchable =
-        fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread, r.max_per_thread);
-    return 0;
-  }
-  if (r.per_block < assumed || r.per_block < o.allocated_registers_per_block) {
-    o.not_launchable = fmt::format("{} registers per block exceeds the limit of {}",
-                                   std::max(assumed, o.allocated_registers_per_block), r.per_block);
+        fmt::format("{} registers per block exceeds the limit of {}", std::max(assumed, allocated), r.per_block);
     return 0;
   }
   if (regs_per_warp == 0) return INT_MAX;
-  int warps_per_sub_partition = r.per_sm / a.sm.sub_partitions / regs_per_warp;
+  int warps_per_sub_partition = static_cast<int>(r.per_sm / a.sm.sub_partitions / regs_per_warp);
   return warps_per_sub_partition * a.sm.sub_partitions / o.warps_per_block;
 }
 
