@@ -35,7 +35,7 @@ TEST_CASE("2.2 h100 values come through with their units") {
   CHECK(a.unified_l1.carveouts.back() == 228 * 1024);
   CHECK(a.dram.peak_bandwidth == doctest::Approx(3.35e12));
   CHECK(a.sm_clock_hz == doctest::Approx(1.98e9));
-  CHECK(a.launch_overhead_seconds == doctest::Approx(3.3e-6));
+  CHECK(a.launch_overhead_seconds == doctest::Approx(4.07e-6));
   CHECK(a.l1.replacement == Replacement::lru);
 }
 
