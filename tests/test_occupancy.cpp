@@ -76,6 +76,10 @@ TEST_CASE("4.5 launches that cannot run give 0 blocks and say why") {
   LaunchResources no_optin{64, 32, 0, 60000, -1, 1, false};
   CHECK(compute_occupancy(load_arch("h100"), no_optin).blocks_per_sm == 0);  // over 48 KiB without opt-in
   CHECK(on("h100", 1024, 64, 0).blocks_per_sm == 1);
+  // Every broken limit is named, not only the last one checked.
+  std::string both = on("h100", 2048, 256, 0).not_launchable;
+  CHECK(both.find("registers per thread") != std::string::npos);
+  CHECK(both.find("threads per block") != std::string::npos);
 }
 
 TEST_CASE("4.5b absurd sizes give 0 blocks without overflow") {

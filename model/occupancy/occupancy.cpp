@@ -12,6 +12,11 @@ namespace {
 std::uint64_t round_up(std::uint64_t x, std::uint64_t unit) { return (x + unit - 1) / unit * unit; }
 int div_up(int x, int y) { return (x + y - 1) / y; }
 
+// A launch can break several limits at once; the user should see every one.
+void add_reason(Occupancy& o, const std::string& reason) {
+  o.not_launchable += (o.not_launchable.empty() ? "" : "; ") + reason;
+}
+
 // Smallest allowed carveout that holds `bytes`; 0 if none does.
 std::uint64_t align_to_carveout(const Arch& arch, std::uint64_t bytes) {
   for (std::uint64_t c : arch.unified_l1.carveouts) {
@@ -32,8 +37,8 @@ void check_inputs(const LaunchResources& l) {
 int registers_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   const RegisterSpec& r = a.registers;
   if (l.registers_per_thread > r.max_per_thread) {  // before any arithmetic: the count may be absurdly large
-    o.not_launchable =
-        fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread, r.max_per_thread);
+    add_reason(
+        o, fmt::format("{} registers per thread exceeds the limit of {}", l.registers_per_thread, r.max_per_thread));
     return 0;
   }
   auto regs_per_warp =
@@ -44,8 +49,8 @@ int registers_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   // The hardware checks the per-block limit as if warps were spread over every sub-partition.
   std::int64_t assumed = regs_per_warp * div_up(o.warps_per_block, a.sm.sub_partitions) * a.sm.sub_partitions;
   if (r.per_block < assumed || r.per_block < allocated) {
-    o.not_launchable =
-        fmt::format("{} registers per block exceeds the limit of {}", std::max(assumed, allocated), r.per_block);
+    add_reason(
+        o, fmt::format("{} registers per block exceeds the limit of {}", std::max(assumed, allocated), r.per_block));
     return 0;
   }
   if (regs_per_warp == 0) return INT_MAX;
@@ -57,10 +62,9 @@ int shared_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
   const SharedMemorySpec& s = a.shared_memory;
   constexpr std::uint64_t kAbsurd = 1ULL << 40;  // keeps the sum below in range; far above any real limit
   if (l.static_shared_bytes > kAbsurd || l.dynamic_shared_bytes > kAbsurd) {
-    o.not_launchable =
-        fmt::format("{} static + {} dynamic shared memory per block exceeds the limit of {}",
-                    units::format_bytes(l.static_shared_bytes), units::format_bytes(l.dynamic_shared_bytes),
-                    units::format_bytes(s.max_per_block_optin));
+    add_reason(o, fmt::format("{} static + {} dynamic shared memory per block exceeds the limit of {}",
+                              units::format_bytes(l.static_shared_bytes), units::format_bytes(l.dynamic_shared_bytes),
+                              units::format_bytes(s.max_per_block_optin)));
     return 0;
   }
   std::uint64_t used = l.static_shared_bytes + s.reserved_per_block + l.dynamic_shared_bytes;
@@ -69,9 +73,9 @@ int shared_limit(const Arch& a, const LaunchResources& l, Occupancy& o) {
       (l.shared_optin && used > s.per_block_default ? s.max_per_block_optin : s.per_block_default) +
       s.reserved_per_block;
   if (o.allocated_shared_per_block > per_block_limit) {
-    o.not_launchable = fmt::format("{} of shared memory per block exceeds the limit of {}{}",
-                                   units::format_bytes(o.allocated_shared_per_block),
-                                   units::format_bytes(per_block_limit), l.shared_optin ? "" : " (without opt-in)");
+    add_reason(o, fmt::format("{} of shared memory per block exceeds the limit of {}{}",
+                              units::format_bytes(o.allocated_shared_per_block), units::format_bytes(per_block_limit),
+                              l.shared_optin ? "" : " (without opt-in)"));
     return 0;
   }
   std::uint64_t preferred =
@@ -95,8 +99,8 @@ Occupancy compute_occupancy(const Arch& arch, const LaunchResources& launch) {
   o.blocks_by_registers = registers_limit(arch, launch, o);
   if (launch.threads_per_block > arch.sm.max_threads_per_block) {
     o.blocks_by_warps = 0;
-    o.not_launchable = fmt::format("{} threads per block exceeds the limit of {}", launch.threads_per_block,
-                                   arch.sm.max_threads_per_block);
+    add_reason(o, fmt::format("{} threads per block exceeds the limit of {}", launch.threads_per_block,
+                              arch.sm.max_threads_per_block));
   } else {
     o.blocks_by_warps = arch.sm.max_warps_per_sm / o.warps_per_block;
   }
