@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "memhier/arch_schema.h"
+#include "memhier/suggest.h"
 
 namespace memhier {
 namespace fs = std::filesystem;
@@ -25,32 +26,10 @@ SourceLocation at(const std::string& file, const YAML::Mark& mark) {
   return loc;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string suggestion(const std::string& key) {
-  std::string best;
-  std::size_t best_distance = 4;  // only suggest close matches
-  for (const ArchField& f : arch_fields()) {
-    std::size_t d = edit_distance(key, f.key);
-    if (d < best_distance) {
-      best_distance = d;
-      best = f.key;
-    }
-  }
-  return best.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", best);
+  std::vector<std::string_view> keys;
+  for (const ArchField& f : arch_fields()) keys.emplace_back(f.key);
+  return did_you_mean(key, keys);
 }
 
 bool is_section(const std::string& key) {

@@ -21,6 +21,7 @@ struct Command {
 constexpr std::array kCommands{
     Command{"archs", "list, show and check architecture files", memhier::cli::run_archs},
     Command{"occupancy", "theoretical occupancy of a launch on an architecture", memhier::cli::run_occupancy},
+    Command{"trace", "generate, inspect and convert traces", memhier::cli::run_trace},
 };
 
 void print_usage(std::ostream& out) {

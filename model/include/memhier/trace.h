@@ -1,0 +1,150 @@
+#pragma once
+// The one trace data model every source produces (kernel descriptions, .mht files, Accel-Sim traces) and every
+// consumer reads. A trace is a sequence of kernel launches; a launch is a sequence of thread blocks in launch order;
+// a block holds, per warp, its memory instructions and barriers in program order.
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memhier {
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  [[nodiscard]] std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+enum class AddressSpace : std::uint8_t { global, shared, local, constant, texture };
+// load/store/atomic/reduction as in PTX; async_copy is cp.async (one record for the global read, one for the
+// shared write, same pc); bulk_copy is cp.async.bulk / TMA (one lane, `bulk_bytes` bytes from its address).
+enum class AccessKind : std::uint8_t { load, store, atomic, reduction, async_copy, bulk_copy };
+// default; cg: cache globally (bypass L1); cs: streaming (evict first); nc: read-only (non-coherent) path.
+enum class CacheHint : std::uint8_t { none, cg, cs, nc };
+enum class RecordKind : std::uint8_t { memory, barrier };
+enum class L2Property : std::uint8_t { normal, streaming, persisting };
+
+inline constexpr int kWarpSize = 32;
+inline constexpr int kAddressSpaceCount = 5;
+inline constexpr int kAccessKindCount = 6;
+inline constexpr int kCacheHintCount = 4;
+
+std::string_view to_string(AddressSpace s);
+std::string_view to_string(AccessKind k);
+std::string_view to_string(CacheHint h);
+std::string_view to_string(L2Property p);
+// Parse the names above; return false for an unknown name.
+bool parse_address_space(std::string_view text, AddressSpace& out);
+bool parse_access_kind(std::string_view text, AccessKind& out);
+bool parse_cache_hint(std::string_view text, CacheHint& out);
+bool parse_l2_property(std::string_view text, L2Property& out);
+
+// One warp-level record. Addresses: one per active lane, in lane order, stored in the owning block's pool.
+// Address meaning by space: global/texture: virtual address; shared: byte offset in the block's shared window;
+// local: byte offset in the thread's local window; constant: byte offset in constant bank 0.
+struct WarpRecord {
+  std::uint32_t pc = 0;           // byte offset of the instruction in its function
+  std::uint32_t active_mask = 0;  // bit i set: lane i takes part
+  std::uint32_t address_index = 0;  // first of popcount(active_mask) addresses in BlockTrace::addresses
+  std::uint32_t work = 0;           // non-memory warp instructions issued since the warp's previous record
+  std::uint32_t bulk_bytes = 0;     // bulk_copy only: bytes moved
+  RecordKind record = RecordKind::memory;
+  AddressSpace space = AddressSpace::global;
+  AccessKind kind = AccessKind::load;
+  CacheHint hint = CacheHint::none;
+  std::uint8_t size = 4;  // bytes per lane: 1, 2, 4, 8 or 16
+
+  [[nodiscard]] int active_lanes() const { return std::popcount(active_mask); }
+  [[nodiscard]] bool is_memory() const { return record == RecordKind::memory; }
+};
+
+// One thread block: its warps' records, warp by warp. Reused between blocks so decoding allocates nothing in steady state.
+struct BlockTrace {
+  Dim3 index;                                // blockIdx
+  std::vector<WarpRecord> records;           // all warps, warp 0's records first
+  std::vector<std::uint32_t> warp_begin;     // records of warp w: [warp_begin[w], warp_begin[w+1])
+  std::vector<std::uint64_t> addresses;      // address pool
+
+  void clear() {
+    records.clear();
+    warp_begin.assign(1, 0);
+    addresses.clear();
+  }
+  [[nodiscard]] std::size_t warp_count() const { return warp_begin.empty() ? 0 : warp_begin.size() - 1; }
+  [[nodiscard]] std::span<const WarpRecord> warp(std::size_t w) const {
+    return {records.data() + warp_begin[w], records.data() + warp_begin[w + 1]};
+  }
+  [[nodiscard]] std::span<const std::uint64_t> lane_addresses(const WarpRecord& r) const {
+    return {addresses.data() + r.address_index, static_cast<std::size_t>(r.active_lanes())};
+  }
+  // Appending: begin_warp() opens a warp; add() appends to the warp opened last.
+  void begin_warp() { warp_begin.push_back(static_cast<std::uint32_t>(records.size())); }
+  void add(WarpRecord r, std::span<const std::uint64_t> lane_addrs) {
+    r.address_index = static_cast<std::uint32_t>(addresses.size());
+    addresses.insert(addresses.end(), lane_addrs.begin(), lane_addrs.end());
+    records.push_back(r);
+    warp_begin.back() = static_cast<std::uint32_t>(records.size());
+  }
+};
+
+// cudaAccessPolicyWindow, in effect for one launch.
+struct AccessPolicyWindow {
+  std::uint64_t base = 0;
+  std::uint64_t bytes = 0;
+  double hit_ratio = 1.0;
+  L2Property hit_prop = L2Property::persisting;
+  L2Property miss_prop = L2Property::streaming;
+  friend bool operator==(const AccessPolicyWindow&, const AccessPolicyWindow&) = default;
+};
+
+// Everything known about one launch apart from its records.
+struct KernelLaunch {
+  std::string name;
+  Dim3 grid, block, cluster;
+  std::uint32_t registers_per_thread = 0;   // 0: unknown
+  std::uint32_t static_shared_bytes = 0;
+  std::uint32_t dynamic_shared_bytes = 0;
+  std::uint32_t local_bytes_per_thread = 0;  // 0: unknown or none
+  std::string captured_arch;                 // architecture name the trace came from; empty for descriptions
+  std::vector<AccessPolicyWindow> windows;
+  std::uint64_t persisting_set_aside_bytes = 0;  // cudaLimitPersistingL2CacheSize in effect
+  bool reset_persisting = false;                 // cudaCtxResetPersistingL2Cache before this launch
+  std::string source;                            // where it came from (file, generator), for messages
+  friend bool operator==(const KernelLaunch&, const KernelLaunch&) = default;
+
+  [[nodiscard]] std::uint32_t warps_per_block() const {
+    return static_cast<std::uint32_t>((block.count() + kWarpSize - 1) / kWarpSize);
+  }
+};
+
+// The stream every trace source produces. Usage: while (next_kernel(k)) while (next_block(b)) ...
+// Blocks arrive in launch order (blockIdx linearised, x fastest) for descriptions and captured traces; imported traces
+// keep the order of their file. A source may omit blocks (sampling).
+class TraceSource {
+ public:
+  virtual ~TraceSource() = default;
+  // Advances to the next launch; false when there are no more. Skips the rest of the current launch.
+  virtual bool next_kernel(KernelLaunch& launch) = 0;
+  // Fills `block` with the next block of the current launch; false when the launch has no more blocks.
+  virtual bool next_block(BlockTrace& block) = 0;
+};
+
+// Totals over a stream, as `trace info` prints them.
+struct TraceCounts {
+  std::uint64_t blocks = 0;
+  std::uint64_t warps = 0;
+  std::uint64_t memory_instructions = 0;  // warp-level memory records
+  std::uint64_t barriers = 0;
+  std::uint64_t lane_accesses = 0;        // active lanes over memory records
+  std::uint64_t work = 0;
+  std::array<std::uint64_t, kAddressSpaceCount> by_space{};
+  std::array<std::uint64_t, kAccessKindCount> by_kind{};
+
+  void add(const BlockTrace& b);
+  TraceCounts& operator+=(const TraceCounts& o);
+};
+
+}  // namespace memhier

@@ -1,0 +1,254 @@
+// Runs a kernel description warp by warp, SIMT style: an if splits the active mask, a loop runs while any lane is
+// still in range, and every access statement emits one warp record with the addresses the CUDA kernel would compute.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "desc_model.h"
+
+namespace memhier {
+namespace desc {
+namespace {
+
+class Runner final : public DescriptionSource {
+ public:
+  explicit Runner(std::unique_ptr<Description> d) : m_d(std::move(d)) {}
+  [[nodiscard]] const DescriptionInfo& info() const override { return m_d->info; }
+  [[nodiscard]] const KernelLaunch& launch() const override { return m_d->launch; }
+
+  bool next_kernel(KernelLaunch& launch) override {
+    if (m_launches_done == m_d->info.launches) return false;
+    ++m_launches_done;
+    m_next_block = 0;
+    launch = m_d->launch;
+    m_in_kernel = true;
+    return true;
+  }
+
+  bool next_block(BlockTrace& block) override {
+    const KernelLaunch& k = m_d->launch;
+    if (!m_in_kernel || m_next_block == k.grid.count()) return false;
+    const std::uint64_t b = m_next_block++;
+    block.clear();
+    block.index = {static_cast<std::uint32_t>(b % k.grid.x), static_cast<std::uint32_t>(b / k.grid.x % k.grid.y),
+                   static_cast<std::uint32_t>(b / (std::uint64_t{k.grid.x} * k.grid.y))};
+    m_block = &block;
+    Scope& scope = m_d->scope;
+    scope.set_uniform(m_d->block_slot[0], block.index.x);
+    scope.set_uniform(m_d->block_slot[1], block.index.y);
+    scope.set_uniform(m_d->block_slot[2], block.index.z);
+    const std::uint64_t threads = k.block.count();
+    for (std::uint32_t w = 0; w < k.warps_per_block(); ++w) {
+      block.begin_warp();
+      for (int slot = m_d->fixed_slots; slot < static_cast<int>(scope.names().size()); ++slot) scope.set_uniform(slot, 0);
+      std::uint32_t mask = 0;
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        const std::uint64_t t = std::uint64_t{w} * kWarpSize + static_cast<std::uint64_t>(lane);
+        const auto l = static_cast<std::size_t>(lane);
+        if (t < threads) mask |= 1U << static_cast<unsigned>(lane);
+        scope.lanes(m_d->thread_slot[0])[l] = static_cast<double>(t % k.block.x);
+        scope.lanes(m_d->thread_slot[1])[l] = static_cast<double>(t / k.block.x % k.block.y);
+        scope.lanes(m_d->thread_slot[2])[l] = static_cast<double>(t / (std::uint64_t{k.block.x} * k.block.y));
+      }
+      m_pending_work = 0;
+      run(m_d->body, mask);
+    }
+    return true;
+  }
+
+ private:
+  [[noreturn]] void fail(const Expression& e, const EvalError& err) const { fail_at(e.where(), e.key(), err.lane, err.message + " in '" + e.text() + "'"); }
+  [[noreturn]] void fail_at(const SourceLocation& where, const std::string& key, int lane, const std::string& message) const {
+    Scope& scope = m_d->scope;
+    auto v = [&](int slot) { return static_cast<std::int64_t>(scope.lanes(slot)[static_cast<std::size_t>(lane)]); };
+    throw InputError(where, key,
+                     fmt::format("block ({},{},{}) thread ({},{},{}): {}", v(m_d->block_slot[0]), v(m_d->block_slot[1]),
+                                 v(m_d->block_slot[2]), v(m_d->thread_slot[0]), v(m_d->thread_slot[1]),
+                                 v(m_d->thread_slot[2]), message));
+  }
+
+  std::int64_t eval(const Expression& e, int lane) const {
+    try {
+      return e.eval_lane(m_d->scope, lane);
+    } catch (const EvalError& err) {
+      fail(e, err);
+    }
+  }
+
+  template <typename F>
+  static void for_lanes(std::uint32_t mask, F&& f) {
+    while (mask != 0) {
+      const int lane = std::countr_zero(mask);
+      mask &= mask - 1;
+      f(lane);
+    }
+  }
+
+  void run(const std::vector<Stmt>& body, std::uint32_t mask) {
+    for (const Stmt& s : body) {
+      if (mask == 0) return;
+      switch (s.type) {
+        case Stmt::Type::let:
+          for (const auto& [slot, e] : s.lets)
+            for_lanes(mask, [&](int lane) {
+              m_d->scope.lanes(slot)[static_cast<std::size_t>(lane)] = static_cast<double>(eval(e, lane));
+            });
+          break;
+        case Stmt::Type::branch: {
+          std::uint32_t taken = 0;
+          for_lanes(mask, [&](int lane) {
+            if (eval(*s.cond, lane) != 0) taken |= 1U << static_cast<unsigned>(lane);
+          });
+          run(s.body, taken);
+          run(s.else_body, mask & ~taken);
+          break;
+        }
+        case Stmt::Type::loop:
+          run_loop(s, mask);
+          break;
+        case Stmt::Type::access:
+          emit_access(s, mask);
+          break;
+        case Stmt::Type::barrier: {
+          WarpRecord r;
+          r.record = RecordKind::barrier;
+          r.pc = s.pc;
+          r.active_mask = mask;
+          r.work = take_work();
+          m_block->add(r, {});
+          break;
+        }
+        case Stmt::Type::work: {
+          std::int64_t most = 0;  // a warp issues an instruction once for all its active lanes
+          for_lanes(mask, [&](int lane) { most = std::max(most, eval(*s.bytes, lane)); });
+          if (most < 0) fail_at(s.where, "work", std::countr_zero(mask), "negative work");
+          m_pending_work += static_cast<std::uint64_t>(most);
+          break;
+        }
+      }
+    }
+  }
+
+  void run_loop(const Stmt& s, std::uint32_t mask) {
+    std::array<std::int64_t, kWarpSize> value{}, to{}, step{};
+    for_lanes(mask, [&](int lane) {
+      const auto l = static_cast<std::size_t>(lane);
+      value[l] = eval(*s.from, lane);
+      to[l] = eval(*s.to, lane);
+      step[l] = eval(*s.step, lane);
+      if (step[l] == 0) fail_at(s.where, "step", lane, "loop step is 0");
+    });
+    LaneValues& var = m_d->scope.lanes(s.var);
+    for (;;) {
+      std::uint32_t active = 0;
+      for_lanes(mask, [&](int lane) {
+        const auto l = static_cast<std::size_t>(lane);
+        if (step[l] > 0 ? value[l] < to[l] : value[l] > to[l]) active |= 1U << static_cast<unsigned>(lane);
+        var[l] = static_cast<double>(value[l]);
+      });
+      if (active == 0) return;
+      run(s.body, active);
+      for_lanes(active, [&](int lane) { value[static_cast<std::size_t>(lane)] += step[static_cast<std::size_t>(lane)]; });
+      mask = active;
+    }
+  }
+
+  std::uint32_t take_work() {
+    const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(m_pending_work, 0xFFFFFFFFU));
+    m_pending_work = 0;
+    return w;
+  }
+
+  // Address of array[index] for one lane, checked against the array's bounds and the access alignment.
+  std::uint64_t address(int array, const Expression& index, std::uint32_t size, int lane) const {
+    const DescribedArray& a = m_d->info.arrays[static_cast<std::size_t>(array)];
+    const std::int64_t i = eval(index, lane);
+    const std::uint64_t offset = static_cast<std::uint64_t>(i) * a.element_bytes;
+    if (i < 0 || offset + size > a.bytes())
+      fail_at(index.where(), index.key(), lane,
+              fmt::format("{}[{}] is outside the array ({} elements of {} bytes)", a.name, i, a.length, a.element_bytes));
+    const std::uint64_t addr = a.base + offset;
+    if (addr % size != 0)
+      fail_at(index.where(), index.key(), lane,
+              fmt::format("{}[{}] at 0x{:x} is not aligned to its {}-byte access (the GPU would fault)", a.name, i, addr, size));
+    return addr;
+  }
+
+  void emit_access(const Stmt& s, std::uint32_t mask) {
+    const DescribedArray& a = m_d->info.arrays[static_cast<std::size_t>(s.array)];
+    WarpRecord r;
+    r.pc = s.pc;
+    r.active_mask = mask;
+    r.kind = s.kind;
+    r.hint = s.hint;
+    r.space = a.space;
+    r.size = static_cast<std::uint8_t>(a.element_bytes * s.vector);
+    r.work = take_work();
+    std::array<std::uint64_t, kWarpSize> lanes{};
+    int n = 0;
+    if (s.kind == AccessKind::bulk_copy) {
+      const int first = std::countr_zero(mask);
+      const std::int64_t bytes = eval(*s.bytes, first);
+      if (bytes <= 0 || bytes % 16 != 0 || bytes > 0xFFFFFFFF)
+        fail_at(s.bytes->where(), "bytes", first, fmt::format("bulk copy of {} bytes: a positive multiple of 16", bytes));
+      r.bulk_bytes = static_cast<std::uint32_t>(bytes);
+      r.size = 16;
+      for_lanes(mask, [&](int lane) {
+        if (eval(*s.bytes, lane) != bytes) fail_at(s.where, "bytes", lane, "bulk copy size differs between lanes");
+        lanes[static_cast<std::size_t>(n++)] = address(s.array, *s.index, 16, lane);
+        (void)address(s.to_array, *s.to_index, 16, lane);
+      });
+      const DescribedArray& src = a;
+      for (int i = 0; i < n; ++i)
+        if (lanes[static_cast<std::size_t>(i)] + r.bulk_bytes > src.base + src.bytes())
+          fail_at(s.where, "bytes", first, fmt::format("bulk copy runs past the end of {}", src.name));
+      m_block->add(r, {lanes.data(), static_cast<std::size_t>(n)});
+      return;
+    }
+    for_lanes(mask, [&](int lane) { lanes[static_cast<std::size_t>(n++)] = address(s.array, *s.index, r.size, lane); });
+    m_block->add(r, {lanes.data(), static_cast<std::size_t>(n)});
+    if (s.kind == AccessKind::async_copy) {  // the shared-memory write of the same instruction
+      n = 0;
+      for_lanes(mask, [&](int lane) {
+        lanes[static_cast<std::size_t>(n++)] = address(s.to_array, *s.to_index, r.size, lane);
+      });
+      r.space = AddressSpace::shared;
+      r.work = 0;
+      m_block->add(r, {lanes.data(), static_cast<std::size_t>(n)});
+    }
+  }
+
+  std::unique_ptr<Description> m_d;
+  std::uint32_t m_launches_done = 0;
+  std::uint64_t m_next_block = 0;
+  bool m_in_kernel = false;
+  BlockTrace* m_block = nullptr;
+  std::uint64_t m_pending_work = 0;
+};
+
+}  // namespace
+}  // namespace desc
+
+ParamOverride parse_param_override(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InputError({"--set"}, text, "expected name=expression, e.g. --set n=4096");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::unique_ptr<DescriptionSource> load_kernel_description_string(const std::string& yaml, const std::string& label,
+                                                                  const std::vector<ParamOverride>& overrides) {
+  return std::make_unique<desc::Runner>(desc::parse_description(yaml, label, overrides));
+}
+
+std::unique_ptr<DescriptionSource> load_kernel_description(const std::filesystem::path& path,
+                                                           const std::vector<ParamOverride>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw InputError({path.string()}, "", "cannot open the kernel description");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_kernel_description_string(text.str(), path.string(), overrides);
+}
+
+}  // namespace memhier

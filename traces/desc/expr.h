@@ -1,0 +1,72 @@
+#pragma once
+// Integer index expressions of kernel descriptions, evaluated with muparser under C integer rules: literals are
+// integers, `/` truncates, `%` is C's remainder, and comparisons, logic, shifts and bit operators behave as in CUDA C.
+// Variables are 32-lane vectors (one value per thread of a warp); an expression is evaluated one lane at a time.
+#include <muParserBase.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memhier/error.h"
+#include "memhier/trace.h"
+
+namespace memhier::desc {
+
+using LaneValues = std::array<double, kWarpSize>;
+
+// Named variables and their per-lane values.
+class Scope {
+ public:
+  Scope();
+  // Returns the slot of `name`, creating it when absent.
+  int declare(const std::string& name);
+  [[nodiscard]] int find(const std::string& name) const;  // -1 when absent
+  [[nodiscard]] std::vector<std::string_view> names() const;
+  LaneValues& lanes(int slot) { return m_values[static_cast<std::size_t>(slot)]; }
+  void set_uniform(int slot, double v) { m_values[static_cast<std::size_t>(slot)].fill(v); }
+  double* current(int slot) { return &m_current[static_cast<std::size_t>(slot)]; }
+  void load_lane(int slot, int lane) {
+    m_current[static_cast<std::size_t>(slot)] = m_values[static_cast<std::size_t>(slot)][static_cast<std::size_t>(lane)];
+  }
+
+ private:
+  static constexpr std::size_t kMaxVariables = 512;
+  std::vector<std::string> m_names;
+  std::vector<LaneValues> m_values;
+  std::unique_ptr<double[]> m_current;  // muparser binds to these addresses, so they never move
+};
+
+// Raised by evaluation (division by zero, non-integral or huge values), with the lane it happened in.
+struct EvalError {
+  std::string message;
+  int lane;
+};
+
+class Expression {
+ public:
+  // Compiles `text` against `scope`; errors name `where` (the YAML scalar) and `key`.
+  Expression(const std::string& text, Scope& scope, SourceLocation where, std::string key);
+  Expression(Expression&&) noexcept;
+  Expression& operator=(Expression&&) noexcept;
+  ~Expression();
+
+  // Value in one lane. Throws EvalError.
+  [[nodiscard]] std::int64_t eval_lane(Scope& scope, int lane) const;
+  // Value with every variable it uses uniform across lanes (parameters, launch shape). Throws InputError.
+  [[nodiscard]] std::int64_t eval_uniform(Scope& scope) const;
+  [[nodiscard]] const std::string& text() const { return m_text; }
+  [[nodiscard]] const SourceLocation& where() const { return m_where; }
+  [[nodiscard]] const std::string& key() const { return m_key; }
+  [[nodiscard]] const std::vector<int>& used_slots() const { return m_used; }
+
+ private:
+  std::unique_ptr<mu::ParserBase> m_parser;
+  std::vector<int> m_used;
+  std::string m_text;
+  SourceLocation m_where;
+  std::string m_key;
+};
+
+}  // namespace memhier::desc

@@ -1,0 +1,237 @@
+// Record encoding inside a chunk: one tag byte, packed access facts, the pc, and the addresses in the cheapest of three
+// forms (base+stride, base+deltas, raw list), with the base predicted from the previous record at the same pc.
+#include "mht_codec.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace memhier::mht {
+namespace {
+
+constexpr std::uint8_t kTypeMask = 0x3;
+constexpr std::uint8_t kModeShift = 2;
+constexpr std::uint8_t kFullMask = 0x10;
+constexpr std::uint8_t kHasWork = 0x20;
+constexpr std::uint8_t kReservedBits = 0xC0;
+enum Mode : std::uint8_t { kRaw = 0, kStride = 1, kDelta = 2 };
+constexpr std::uint32_t kAllLanes = 0xFFFFFFFFU;
+
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63); }
+int varint_size(std::uint64_t v) {
+  int n = 1;
+  while (v >= 0x80) {
+    v >>= 7U;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+void ChunkEncoder::reset() {
+  m_out.clear();
+  m_blocks = 0;
+  m_predictor.reset();
+}
+
+void ChunkEncoder::put_varint(std::uint64_t v) {
+  while (v >= 0x80) {
+    m_out.push_back(static_cast<char>(v | 0x80U));
+    v >>= 7U;
+  }
+  m_out.push_back(static_cast<char>(v));
+}
+
+void ChunkEncoder::put_u32(std::uint32_t v) {
+  char b[4];
+  std::memcpy(b, &v, 4);  // the format is little-endian; CMake refuses big-endian hosts
+  m_out.append(b, 4);
+}
+
+void ChunkEncoder::put_u64(std::uint64_t v) {
+  char b[8];
+  std::memcpy(b, &v, 8);
+  m_out.append(b, 8);
+}
+
+void ChunkEncoder::add_block(const BlockTrace& block) {
+  put_varint(block.index.x);
+  put_varint(block.index.y);
+  put_varint(block.index.z);
+  put_varint(block.warp_count());
+  for (std::size_t w = 0; w < block.warp_count(); ++w) {
+    auto records = block.warp(w);
+    put_varint(records.size());
+    for (const WarpRecord& r : records) add_record(block, r);
+  }
+  ++m_blocks;
+}
+
+void ChunkEncoder::add_record(const BlockTrace& block, const WarpRecord& r) {
+  const bool full = r.active_mask == kAllLanes;
+  auto tag = static_cast<std::uint8_t>((r.is_memory() ? 0U : 1U) | (full ? kFullMask : 0U) |
+                                       (r.work != 0 ? kHasWork : 0U));
+  if (!r.is_memory()) {
+    m_out.push_back(static_cast<char>(tag));
+    put_varint(r.pc);
+    if (!full) put_u32(r.active_mask);
+    if (r.work != 0) put_varint(r.work);
+    return;
+  }
+  auto lanes = block.lane_addresses(r);
+  const std::size_t n = lanes.size();
+  // Pick the address form: stride when the lanes form one arithmetic run, else deltas unless raw is smaller.
+  Mode mode = kStride;
+  std::int64_t stride = n > 1 ? static_cast<std::int64_t>(lanes[1] - lanes[0]) : 0;
+  std::size_t delta_bytes = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    auto d = static_cast<std::int64_t>(lanes[i] - lanes[i - 1]);
+    if (d != stride) mode = kDelta;
+    delta_bytes += static_cast<std::size_t>(varint_size(zigzag(d)));
+  }
+  if (mode == kDelta && delta_bytes >= 8 * (n - 1)) mode = kRaw;
+  tag = static_cast<std::uint8_t>(tag | (mode << kModeShift));
+  m_out.push_back(static_cast<char>(tag));
+  m_out.push_back(static_cast<char>(static_cast<unsigned>(r.space) | static_cast<unsigned>(r.kind) << 3U |
+                                    static_cast<unsigned>(r.hint) << 6U));
+  m_out.push_back(static_cast<char>(std::countr_zero(static_cast<unsigned>(r.size))));
+  put_varint(r.pc);
+  if (!full) put_u32(r.active_mask);
+  if (r.work != 0) put_varint(r.work);
+  if (r.kind == AccessKind::bulk_copy) put_varint(r.bulk_bytes);
+  std::uint64_t& predicted = m_predictor.slot(r.pc);
+  if (mode == kRaw) {
+    for (std::uint64_t a : lanes) put_u64(a);
+  } else {
+    put_signed(static_cast<std::int64_t>(lanes[0] - predicted));
+    if (mode == kStride) {
+      if (n > 1) put_signed(stride);
+    } else {
+      for (std::size_t i = 1; i < n; ++i) put_signed(static_cast<std::int64_t>(lanes[i] - lanes[i - 1]));
+    }
+  }
+  predicted = lanes[0];
+}
+
+ChunkDecoder::ChunkDecoder(const std::uint8_t* data, std::size_t size, std::uint32_t warps_per_block)
+    : m_data(data), m_size(size), m_warps_per_block(warps_per_block) {}
+
+void ChunkDecoder::fail(const std::string& message) const { throw DecodeError{m_pos, message}; }
+
+void ChunkDecoder::need(std::size_t n) const {
+  if (m_size - m_pos < n) fail(fmt::format("record data ends early (need {} more bytes, {} left)", n, m_size - m_pos));
+}
+
+std::uint8_t ChunkDecoder::get_byte() {
+  need(1);
+  return m_data[m_pos++];
+}
+
+std::uint64_t ChunkDecoder::get_varint() {
+  std::uint64_t v = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    if (m_pos == m_size) fail("record data ends inside a number");
+    const std::uint8_t b = m_data[m_pos++];
+    v |= static_cast<std::uint64_t>(b & 0x7FU) << shift;
+    if ((b & 0x80U) == 0) return v;
+  }
+  fail("number longer than 10 bytes");
+}
+
+std::uint32_t ChunkDecoder::get_u32() {
+  need(4);
+  std::uint32_t v;
+  std::memcpy(&v, m_data + m_pos, 4);
+  m_pos += 4;
+  return v;
+}
+
+std::uint64_t ChunkDecoder::get_u64() {
+  need(8);
+  std::uint64_t v;
+  std::memcpy(&v, m_data + m_pos, 8);
+  m_pos += 8;
+  return v;
+}
+
+void ChunkDecoder::next_block(BlockTrace& block) {
+  block.clear();
+  auto dim = [this](const char* what) {
+    std::uint64_t v = get_varint();
+    if (v > 0xFFFFFFFFULL) fail(fmt::format("block index {} = {} does not fit 32 bits", what, v));
+    return static_cast<std::uint32_t>(v);
+  };
+  block.index.x = dim("x");
+  block.index.y = dim("y");
+  block.index.z = dim("z");
+  const std::uint64_t warps = get_varint();
+  if (warps > m_warps_per_block)
+    fail(fmt::format("block has {} warps, its launch only {}", warps, m_warps_per_block));
+  for (std::uint64_t w = 0; w < warps; ++w) {
+    const std::uint64_t count = get_varint();
+    if (count > (m_size - m_pos) / 2) fail(fmt::format("warp claims {} records, more than the data can hold", count));
+    block.begin_warp();
+    for (std::uint64_t i = 0; i < count; ++i) get_record(block);
+  }
+}
+
+void ChunkDecoder::get_record(BlockTrace& block) {
+  const std::uint8_t tag = get_byte();
+  WarpRecord r;
+  const unsigned type = tag & kTypeMask;
+  const auto mode = static_cast<Mode>((tag >> kModeShift) & 0x3U);
+  if (type > 1 || mode > kDelta || (tag & kReservedBits) != 0) fail(fmt::format("bad record tag 0x{:02x}", tag));
+  if (type == 1) {
+    r.record = RecordKind::barrier;
+  } else {
+    const std::uint8_t facts = get_byte();
+    const std::uint8_t size_log = get_byte();
+    const unsigned space = facts & 0x7U;
+    const unsigned kind = (facts >> 3U) & 0x7U;
+    if (space >= kAddressSpaceCount || kind >= kAccessKindCount || size_log > 4)
+      fail(fmt::format("bad access description (space {}, kind {}, size 2^{})", space, kind, size_log));
+    r.space = static_cast<AddressSpace>(space);
+    r.kind = static_cast<AccessKind>(kind);
+    r.hint = static_cast<CacheHint>(facts >> 6U);
+    r.size = static_cast<std::uint8_t>(1U << size_log);
+  }
+  const std::uint64_t pc = get_varint();
+  if (pc > 0xFFFFFFFFULL) fail(fmt::format("pc {} does not fit 32 bits", pc));
+  r.pc = static_cast<std::uint32_t>(pc);
+  r.active_mask = (tag & kFullMask) != 0 ? kAllLanes : get_u32();
+  if ((tag & kHasWork) != 0) {
+    const std::uint64_t work = get_varint();
+    if (work > 0xFFFFFFFFULL) fail(fmt::format("work {} does not fit 32 bits", work));
+    r.work = static_cast<std::uint32_t>(work);
+  }
+  if (!r.is_memory()) {
+    block.add(r, {});
+    return;
+  }
+  if (r.active_mask == 0) fail("memory record with no active lane");
+  if (r.kind == AccessKind::bulk_copy) {
+    const std::uint64_t bytes = get_varint();
+    if (bytes > 0xFFFFFFFFULL) fail(fmt::format("bulk copy of {} bytes does not fit 32 bits", bytes));
+    r.bulk_bytes = static_cast<std::uint32_t>(bytes);
+  }
+  const int n = r.active_lanes();
+  std::uint64_t& predicted = m_predictor.slot(r.pc);
+  if (mode == kRaw) {
+    for (int i = 0; i < n; ++i) m_lanes[static_cast<std::size_t>(i)] = get_u64();
+  } else {
+    m_lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
+    if (mode == kStride) {
+      const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
+      for (int i = 1; i < n; ++i) m_lanes[static_cast<std::size_t>(i)] = m_lanes[static_cast<std::size_t>(i - 1)] + stride;
+    } else {
+      for (int i = 1; i < n; ++i)
+        m_lanes[static_cast<std::size_t>(i)] =
+            m_lanes[static_cast<std::size_t>(i - 1)] + static_cast<std::uint64_t>(get_signed());
+    }
+  }
+  predicted = m_lanes[0];
+  block.add(r, {m_lanes.data(), static_cast<std::size_t>(n)});
+}
+
+}  // namespace memhier::mht

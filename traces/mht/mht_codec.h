@@ -1,0 +1,81 @@
+#pragma once
+// Encoding of the records of one .mht chunk (before zstd), shared by the writer and the reader. See docs/mht-format.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memhier/trace.h"
+
+namespace memhier::mht {
+
+inline constexpr std::uint32_t kMaxWarpsPerBlock = 32;  // 1024 threads
+inline constexpr std::uint64_t kMaxChunkRawBytes = 256ULL << 20U;  // a chunk holds whole blocks; no real block comes near
+
+// Predicts each record's first address from the previous record with the same pc (direct-mapped by pc), so the
+// regular strides between warps and loop iterations become small repeated deltas that zstd removes.
+class AddressPredictor {
+ public:
+  void reset() { m_last.fill(0); }
+  std::uint64_t& slot(std::uint32_t pc) { return m_last[(pc >> 2U ^ pc >> 10U) & (kSlots - 1)]; }
+
+ private:
+  static constexpr std::uint32_t kSlots = 256;
+  std::array<std::uint64_t, kSlots> m_last{};
+};
+
+// Appends blocks to a raw chunk buffer.
+class ChunkEncoder {
+ public:
+  void reset();
+  void add_block(const BlockTrace& block);
+  [[nodiscard]] const std::string& bytes() const { return m_out; }
+  [[nodiscard]] std::uint64_t block_count() const { return m_blocks; }
+
+ private:
+  void put_varint(std::uint64_t v);
+  void put_signed(std::int64_t v) { put_varint((static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63)); }
+  void put_u32(std::uint32_t v);
+  void put_u64(std::uint64_t v);
+  void add_record(const BlockTrace& block, const WarpRecord& r);
+
+  std::string m_out;
+  std::uint64_t m_blocks = 0;
+  AddressPredictor m_predictor;
+};
+
+// Thrown by the decoder with the offset inside the raw chunk; the reader adds the file name and chunk offset.
+struct DecodeError {
+  std::uint64_t offset;
+  std::string message;
+};
+
+// Reads blocks back from a raw chunk buffer.
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const std::uint8_t* data, std::size_t size, std::uint32_t warps_per_block);
+  [[nodiscard]] bool done() const { return m_pos == m_size; }
+  void next_block(BlockTrace& block);  // throws DecodeError
+  [[nodiscard]] std::uint64_t offset() const { return m_pos; }
+
+ private:
+  std::uint64_t get_varint();
+  std::int64_t get_signed() {
+    std::uint64_t v = get_varint();
+    return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
+  }
+  std::uint32_t get_u32();
+  std::uint64_t get_u64();
+  std::uint8_t get_byte();
+  void need(std::size_t n) const;
+  void get_record(BlockTrace& block);
+  [[noreturn]] void fail(const std::string& message) const;
+
+  const std::uint8_t* m_data;
+  std::size_t m_size;
+  std::size_t m_pos = 0;
+  std::uint32_t m_warps_per_block;
+  AddressPredictor m_predictor;
+  std::array<std::uint64_t, kWarpSize> m_lanes{};
+};
+
+}  // namespace memhier::mht

@@ -1,0 +1,239 @@
+// .mht reader: checks the header, finds the index through the footer, and decodes one chunk at a time. Sizes read
+// from the file are checked against the file size before anything is allocated.
+#include <fmt/format.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include <cstring>
+#include <optional>
+
+#include "memhier/error.h"
+#include "memhier/mht.h"
+#include "memhier/trace_json.h"
+#include "mht_codec.h"
+#include "mht_layout.h"
+
+namespace memhier {
+
+using namespace mht;
+
+struct MhtReader::DecoderState {
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  std::optional<ChunkDecoder> chunk;
+  std::vector<std::uint64_t> first_chunk;  // per kernel: offset just past its kernel section
+  std::uint64_t block_index = 0;           // within the current chunk, for messages
+  ~DecoderState() { ZSTD_freeDCtx(dctx); }
+  DecoderState() = default;
+  DecoderState(const DecoderState&) = delete;
+  DecoderState& operator=(const DecoderState&) = delete;
+};
+
+namespace {
+
+template <typename T>
+T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+std::string tag_name(std::uint32_t tag) {
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    const auto c = static_cast<char>(tag >> (8U * static_cast<unsigned>(i)));
+    s += (c >= ' ' && c <= '~') ? c : '?';
+  }
+  return s;
+}
+
+}  // namespace
+
+MhtReader::MhtReader(std::filesystem::path path) : m_path(std::move(path)), m_decoder(std::make_unique<DecoderState>()) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(m_path, ec)) fail(-1, "is a directory, not a .mht trace");
+  m_in.open(m_path, std::ios::binary);
+  if (!m_in) throw InputError({m_path.string(), 0, 0, -1}, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  m_file_size = std::filesystem::file_size(m_path, ec);
+  if (ec) fail(-1, fmt::format("cannot read its size: {}", ec.message()));
+  read_header();
+  read_index();
+}
+
+MhtReader::~MhtReader() = default;
+
+void MhtReader::fail(std::uint64_t offset, const std::string& message) const {
+  throw InputError({m_path.string(), 0, 0, static_cast<std::int64_t>(offset)}, "", message);
+}
+
+namespace {
+
+// Reads exactly n bytes at offset or reports where the file ends.
+void read_at(std::ifstream& in, std::uint64_t offset, char* dst, std::size_t n) {
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(dst, static_cast<std::streamsize>(n));
+}
+
+}  // namespace
+
+void MhtReader::read_header() {
+  if (m_file_size < kHeaderBytes) fail(m_file_size, fmt::format("file of {} bytes is too short for a .mht header", m_file_size));
+  std::array<char, kHeaderBytes> h{};
+  read_at(m_in, 0, h.data(), h.size());
+  if (!m_in) fail(0, "cannot read the header");
+  if (std::memcmp(h.data(), kMagic.data(), kMagic.size()) != 0) fail(0, "not a .mht trace (wrong magic number)");
+  const auto major = load<std::uint16_t>(h.data() + 8);
+  m_version_minor = load<std::uint16_t>(h.data() + 10);
+  const auto bom = load<std::uint32_t>(h.data() + 12);
+  if (bom != kByteOrderMark) fail(12, fmt::format("byte-order mark 0x{:08x}: written on a big-endian machine?", bom));
+  if (major != kMhtVersionMajor)
+    fail(8, fmt::format("format version {}.{}; this memhier reads {}.x{}", major, m_version_minor, kMhtVersionMajor,
+                        major > kMhtVersionMajor ? " (the file was written by a newer memhier)" : ""));
+}
+
+namespace {
+
+struct Section {
+  SectionHeader header;
+  std::uint64_t payload = 0;  // offset of the stored bytes
+};
+
+}  // namespace
+
+void MhtReader::read_index() {
+  if (m_file_size < kHeaderBytes + kFooterBytes) fail(m_file_size, "no index footer: the file is truncated or was not closed");
+  std::array<char, kFooterBytes> f{};
+  read_at(m_in, m_file_size - kFooterBytes, f.data(), f.size());
+  if (!m_in || std::memcmp(f.data() + 8, kFooterMagic.data(), kFooterMagic.size()) != 0)
+    fail(m_file_size - kFooterBytes, "no index footer: the file is truncated or was not closed");
+  const auto index_offset = load<std::uint64_t>(f.data());
+  if (index_offset < kHeaderBytes || index_offset > m_file_size - kFooterBytes - kSectionBytes)
+    fail(m_file_size - kFooterBytes, fmt::format("index offset {} outside the file", index_offset));
+
+  auto section_json = [this](std::uint64_t offset, std::uint32_t want, std::uint64_t limit) {
+    std::array<char, kSectionBytes> sh{};
+    read_at(m_in, offset, sh.data(), sh.size());
+    if (!m_in) fail(offset, "section header cut off");
+    SectionHeader h{load<std::uint32_t>(sh.data()), load<std::uint32_t>(sh.data() + 4),
+                    load<std::uint64_t>(sh.data() + 8), load<std::uint64_t>(sh.data() + 16)};
+    if (h.tag != want) fail(offset, fmt::format("expected a {} section, found '{}'", tag_name(want), tag_name(h.tag)));
+    if (h.stored > limit - offset - kSectionBytes) fail(offset, fmt::format("section of {} bytes runs past its end", h.stored));
+    if (h.raw > kMaxMetadataRawBytes) fail(offset, fmt::format("metadata section claims {} bytes", h.raw));
+    m_compressed.resize(h.stored);
+    read_at(m_in, offset + kSectionBytes, m_compressed.data(), h.stored);
+    if (!m_in) fail(offset, "section cut off");
+    m_raw.resize(h.raw);
+    const std::size_t n = ZSTD_decompressDCtx(m_decoder->dctx, m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
+    if (ZSTD_isError(n) != 0U) fail(offset, fmt::format("corrupt section: {}", ZSTD_getErrorName(n)));
+    if (n != h.raw) fail(offset, fmt::format("section decompresses to {} bytes, header says {}", n, h.raw));
+    auto j = nlohmann::json::parse(m_raw, nullptr, false);
+    if (j.is_discarded()) fail(offset, "section holds malformed metadata");
+    return std::make_pair(j, offset + kSectionBytes + h.stored);
+  };
+
+  auto [index, index_end] = section_json(index_offset, kIndexTag, m_file_size - kFooterBytes);
+  if (index_end != m_file_size - kFooterBytes) fail(index_end, "bytes between the index and the footer");
+  if (!index.is_object() || !index.contains("kernels") || !index["kernels"].is_array())
+    fail(index_offset, "index has no kernel list");
+  std::uint64_t previous_end = kHeaderBytes;
+  for (const auto& e : index["kernels"]) {
+    MhtKernelInfo k;
+    try {
+      k.offset = e.at("offset").get<std::uint64_t>();
+      k.end = e.at("end").get<std::uint64_t>();
+      k.chunks = e.at("chunks").get<std::uint64_t>();
+      k.raw_bytes = e.at("raw_bytes").get<std::uint64_t>();
+      k.stored_bytes = e.at("stored_bytes").get<std::uint64_t>();
+      k.counts = counts_from_json(e.at("counts"));
+    } catch (const std::exception& ex) {
+      fail(index_offset, fmt::format("index entry {}: {}", m_kernels.size(), ex.what()));
+    }
+    if (k.offset != previous_end || k.end < k.offset || k.end > index_offset)
+      fail(index_offset, fmt::format("index entry {}: kernel at bytes {}..{} does not follow the previous one",
+                                     m_kernels.size(), k.offset, k.end));
+    auto [launch, first_chunk] = section_json(k.offset, kKernelTag, k.end);
+    try {
+      k.launch = launch_from_json(launch);
+    } catch (const std::exception& ex) {
+      fail(k.offset, fmt::format("kernel launch: {}", ex.what()));
+    }
+    m_decoder->first_chunk.push_back(first_chunk);
+    previous_end = k.end;
+    m_kernels.push_back(std::move(k));
+  }
+  if (previous_end != index_offset) fail(previous_end, "data between the last kernel and the index");
+}
+
+void MhtReader::seek_kernel(std::size_t index) {
+  if (index >= m_kernels.size())
+    throw InputError({m_path.string(), 0, 0, -1}, "kernel",
+                     fmt::format("kernel {} requested, the file has {}", index, m_kernels.size()));
+  m_next_kernel = index;
+  m_current = SIZE_MAX;
+}
+
+bool MhtReader::next_kernel(KernelLaunch& launch) {
+  m_decoder->chunk.reset();
+  m_blocks_left_in_chunk = 0;
+  if (m_next_kernel >= m_kernels.size()) {
+    m_current = SIZE_MAX;
+    return false;
+  }
+  m_current = m_next_kernel++;
+  m_pos = m_decoder->first_chunk[m_current];
+  launch = m_kernels[m_current].launch;
+  return true;
+}
+
+bool MhtReader::load_chunk() {
+  const MhtKernelInfo& k = m_kernels[m_current];
+  if (m_pos >= k.end) return false;
+  m_chunk_offset = m_pos;
+  if (k.end - m_pos < kSectionBytes) fail(m_pos, "chunk header cut off");
+  std::array<char, kSectionBytes> sh{};
+  read_at(m_in, m_pos, sh.data(), sh.size());
+  if (!m_in) fail(m_pos, "chunk header cut off");
+  SectionHeader h{load<std::uint32_t>(sh.data()), load<std::uint32_t>(sh.data() + 4),
+                  load<std::uint64_t>(sh.data() + 8), load<std::uint64_t>(sh.data() + 16)};
+  if (h.tag != kChunkTag) fail(m_pos, fmt::format("expected a CHNK section, found '{}'", tag_name(h.tag)));
+  if (h.stored > k.end - m_pos - kSectionBytes) fail(m_pos, fmt::format("chunk of {} bytes runs past its kernel", h.stored));
+  if (h.raw > kMaxChunkRawBytes || h.raw > h.stored * ZSTD_BLOCKSIZE_MAX + 1024)
+    fail(m_pos, fmt::format("chunk claims {} raw bytes from {} stored", h.raw, h.stored));
+  if (h.count == 0 || h.count > h.raw / 4) fail(m_pos, fmt::format("chunk claims {} blocks in {} bytes", h.count, h.raw));
+  m_compressed.resize(h.stored);
+  read_at(m_in, m_pos + kSectionBytes, m_compressed.data(), h.stored);
+  if (!m_in) fail(m_pos, "chunk cut off");
+  m_raw.resize(h.raw);
+  const std::size_t n = ZSTD_decompressDCtx(m_decoder->dctx, m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
+  if (ZSTD_isError(n) != 0U) {
+    const bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
+    fail(m_pos, checksum ? "checksum mismatch: the chunk is corrupt" : fmt::format("corrupt chunk: {}", ZSTD_getErrorName(n)));
+  }
+  if (n != h.raw) fail(m_pos, fmt::format("chunk decompresses to {} bytes, header says {}", n, h.raw));
+  m_decoder->chunk.emplace(reinterpret_cast<const std::uint8_t*>(m_raw.data()), m_raw.size(), k.launch.warps_per_block());
+  m_blocks_left_in_chunk = h.count;
+  m_decoder->block_index = 0;
+  m_pos += kSectionBytes + h.stored;
+  return true;
+}
+
+bool MhtReader::next_block(BlockTrace& block) {
+  if (m_current == SIZE_MAX) return false;
+  if (m_blocks_left_in_chunk == 0 && !load_chunk()) return false;
+  ChunkDecoder& d = *m_decoder->chunk;
+  try {
+    d.next_block(block);
+  } catch (const DecodeError& e) {
+    fail(m_chunk_offset, fmt::format("chunk block {}, record byte {}: {}", m_decoder->block_index, e.offset, e.message));
+  }
+  const Dim3& grid = m_kernels[m_current].launch.grid;
+  if (block.index.x >= grid.x || block.index.y >= grid.y || block.index.z >= grid.z)
+    fail(m_chunk_offset, fmt::format("block ({},{},{}) outside the grid ({},{},{})", block.index.x, block.index.y,
+                                     block.index.z, grid.x, grid.y, grid.z));
+  ++m_decoder->block_index;
+  if (--m_blocks_left_in_chunk == 0 && !d.done())
+    fail(m_chunk_offset, fmt::format("{} bytes left after the chunk's last block", m_raw.size() - d.offset()));
+  return true;
+}
+
+}  // namespace memhier
