@@ -225,7 +225,9 @@ bool AccelSimReader::State::read_block(BlockTrace& block) {
     }
   }
   block.clear();
-  if (!next_line() || !line.starts_with("thread block = ")) fail("expected 'thread block = x,y,z' after #BEGIN_TB");
+  while (next_line() && line.empty()) {
+  }
+  if (!in || !line.starts_with("thread block = ")) fail("expected 'thread block = x,y,z' after #BEGIN_TB");
   Dim3 idx;
   if (std::sscanf(line.c_str(), "thread block = %u,%u,%u", &idx.x, &idx.y, &idx.z) != 3) fail("bad thread block line");
   if (idx.x >= launch.grid.x || idx.y >= launch.grid.y || idx.z >= launch.grid.z) fail("thread block outside the grid");

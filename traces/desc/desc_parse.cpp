@@ -62,8 +62,11 @@ void Parser::check_keys(const YAML::Node& map, const std::vector<std::string_vie
   std::set<std::string> seen;
   for (const auto& kv : map) {
     const auto key = kv.first.as<std::string>();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      if (key.find(')') != std::string::npos)
+        fail(kv.first, key, "looks like the end of an expression cut at a comma: quote expressions with commas inside {...}");
       fail(kv.first, key, fmt::format("unknown key in {}{}", context, did_you_mean(key, allowed)));
+    }
     if (!seen.insert(key).second) fail(kv.first, key, "duplicate key");
   }
 }
@@ -72,6 +75,11 @@ std::string Parser::scalar(const YAML::Node& n, const std::string& key) const {
   if (!n.IsScalar()) fail(n, key, "expected a single value (an expression), found a list or mapping");
   auto text = n.as<std::string>();
   if (text.empty()) fail(n, key, "empty value");
+  if (std::count(text.begin(), text.end(), '(') != std::count(text.begin(), text.end(), ')'))
+    fail(n, key,
+         fmt::format("'{}' has unbalanced parentheses; inside YAML [...] or {{...}} a comma ends the value, so quote "
+                     "expressions that contain commas: 'ceil_div(n, 256)'",
+                     text));
   return text;
 }
 

@@ -78,6 +78,7 @@ struct BlockTrace {
     return {records.data() + warp_begin[w], records.data() + warp_begin[w + 1]};
   }
   [[nodiscard]] std::span<const std::uint64_t> lane_addresses(const WarpRecord& r) const {
+    if (!r.is_memory()) return {};  // barriers carry a mask but no addresses
     return {addresses.data() + r.address_index, static_cast<std::size_t>(r.active_lanes())};
   }
   // Appending: begin_warp() opens a warp; add() appends to the warp opened last.

@@ -11,9 +11,9 @@
 
 namespace memhier {
 
-// SplitMix64 finaliser (Steele, Lea, Flood 2014) over seed and counter.
+// Output k of SplitMix64 seeded with `seed` (Steele, Lea, Flood 2014): the state after k + 1 steps, mixed.
 MEMHIER_HOST_DEVICE inline std::uint64_t urand_bits(std::uint64_t seed, std::uint64_t k) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + k + 0x9E3779B97F4A7C15ULL;
+  std::uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31U);

@@ -1,0 +1,269 @@
+// .mht: exact round trips for every address form, per-kernel access through the index, the size of regular traces,
+// and a clear error with a byte offset for every kind of damage.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "memhier/error.h"
+#include "memhier/kernel_desc.h"
+#include "memhier/mht.h"
+
+namespace {
+
+using namespace memhier;
+namespace fs = std::filesystem;
+
+fs::path temp(const std::string& name) { return fs::temp_directory_path() / fmt::format("memhier_test_{}", name); }
+
+KernelLaunch launch(const std::string& name, std::uint32_t blocks) {
+  KernelLaunch k;
+  k.name = name;
+  k.grid = {blocks, 1, 1};
+  k.block = {128, 1, 1};
+  k.registers_per_thread = 32;
+  k.windows.push_back({0x1000, 4096, 0.25, L2Property::persisting, L2Property::streaming});
+  return k;
+}
+
+// A block mixing every record shape: strided, delta, raw (random), partial masks, barriers, work, bulk copies.
+BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
+  BlockTrace b;
+  b.clear();
+  b.index = {bx, 0, 0};
+  for (int w = 0; w < 4; ++w) {
+    b.begin_warp();
+    for (int i = 0; i < 20; ++i) {
+      WarpRecord r;
+      r.pc = static_cast<std::uint32_t>(16 * (i % 7));
+      const int shape = static_cast<int>(rng() % 6);
+      if (shape == 5) {
+        r.record = RecordKind::barrier;
+        r.active_mask = 0xFFFFFFFFU;
+        r.work = static_cast<std::uint32_t>(rng() % 3);
+        b.add(r, {});
+        continue;
+      }
+      r.active_mask = shape == 4 ? static_cast<std::uint32_t>(rng() | 1U) : 0xFFFFFFFFU;
+      r.space = static_cast<AddressSpace>(rng() % kAddressSpaceCount);
+      r.kind = static_cast<AccessKind>(rng() % kAccessKindCount);
+      r.hint = static_cast<CacheHint>(rng() % kCacheHintCount);
+      r.size = static_cast<std::uint8_t>(1U << (rng() % 5));
+      r.work = static_cast<std::uint32_t>(rng() % 4 == 0 ? rng() % 100000 : 0);
+      if (r.kind == AccessKind::bulk_copy) r.bulk_bytes = 4096;
+      std::vector<std::uint64_t> a(static_cast<std::size_t>(r.active_lanes()));
+      const std::uint64_t base = 0x7f0000000000ULL + (rng() % (1ULL << 30U));
+      for (std::size_t l = 0; l < a.size(); ++l) {
+        if (shape == 0) a[l] = base + 4 * l;                        // stride
+        else if (shape == 1) a[l] = base - 128 * l;                 // negative stride
+        else if (shape == 2) a[l] = base + (rng() % 64) * 4;        // small deltas
+        else a[l] = rng();                                          // raw
+      }
+      b.add(r, a);
+    }
+  }
+  return b;
+}
+
+bool same(const BlockTrace& a, const BlockTrace& b) {
+  if (!(a.index == b.index) || a.warp_begin != b.warp_begin || a.records.size() != b.records.size()) return false;
+  for (std::size_t i = 0; i < a.records.size(); ++i) {
+    const WarpRecord& x = a.records[i];
+    const WarpRecord& y = b.records[i];
+    if (x.pc != y.pc || x.active_mask != y.active_mask || x.work != y.work || x.bulk_bytes != y.bulk_bytes ||
+        x.record != y.record || x.space != y.space || x.kind != y.kind || x.hint != y.hint || x.size != y.size) {
+      MESSAGE("record " << i << " differs: pc " << x.pc << "/" << y.pc << " mask " << x.active_mask << "/" << y.active_mask
+                        << " work " << x.work << "/" << y.work << " size " << int(x.size) << "/" << int(y.size));
+      return false;
+    }
+    auto la = a.lane_addresses(x);
+    auto lb = b.lane_addresses(y);
+    if (!std::equal(la.begin(), la.end(), lb.begin(), lb.end())) {
+      MESSAGE("record " << i << " addresses differ, first " << la[0] << "/" << lb[0] << " n " << la.size() << " idx " << x.address_index << "/" << y.address_index << " pool " << a.addresses.size() << "/" << b.addresses.size() << " mask " << x.active_mask);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<BlockTrace> write_random(const fs::path& path, int kernels, std::uint32_t blocks, std::size_t chunk_bytes) {
+  std::mt19937_64 rng(42);
+  std::vector<BlockTrace> all;
+  MhtWriter w(path, {chunk_bytes, 3});
+  for (int k = 0; k < kernels; ++k) {
+    w.begin_kernel(launch(fmt::format("k{}", k), blocks));
+    for (std::uint32_t b = 0; b < blocks; ++b) {
+      all.push_back(random_block(rng, b));
+      w.add_block(all.back());
+    }
+    w.end_kernel();
+  }
+  w.close();
+  return all;
+}
+
+std::string error_of(const fs::path& path) {
+  try {
+    MhtReader r(path);
+    KernelLaunch k;
+    BlockTrace b;
+    while (r.next_kernel(k))
+      while (r.next_block(b)) {
+      }
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+void write_all(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+
+}  // namespace
+
+TEST_CASE("round trip: every record shape, several kernels, chunks of many sizes") {
+  for (std::size_t chunk : {std::size_t{64}, std::size_t{4096}, std::size_t{4} << 20U}) {
+    CAPTURE(chunk);
+    const fs::path p = temp("roundtrip.mht");
+    auto written = write_random(p, 3, 40, chunk);
+    MhtReader r(p);
+    REQUIRE(r.kernels().size() == 3);
+    CHECK(r.kernels()[1].launch == launch("k1", 40));
+    CHECK(r.kernels()[2].counts.blocks == 40);
+    std::size_t i = 0;
+    KernelLaunch k;
+    BlockTrace b;
+    while (r.next_kernel(k))
+      while (r.next_block(b)) {
+        REQUIRE(i < written.size());
+        CHECK(same(b, written[i++]));
+      }
+    CHECK(i == written.size());
+    if (chunk == 64) CHECK(r.kernels()[0].chunks == 40);  // one block per chunk
+  }
+}
+
+TEST_CASE("seek_kernel reads one kernel without the others") {
+  const fs::path p = temp("seek.mht");
+  auto written = write_random(p, 3, 10, 1024);
+  MhtReader r(p);
+  r.seek_kernel(2);
+  KernelLaunch k;
+  BlockTrace b;
+  REQUIRE(r.next_kernel(k));
+  CHECK(k.name == "k2");
+  REQUIRE(r.next_block(b));
+  CHECK(same(b, written[20]));
+  CHECK_THROWS_AS(r.seek_kernel(3), InputError);
+}
+
+TEST_CASE("a coalesced copy costs well under 2 bytes per warp memory instruction") {
+  const std::string yaml = R"(kernel: copy
+params: {n: 1 << 20}
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays: {x: {element: 4, length: n}, y: {element: 4, length: n}}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - load: x[i]
+  - store: y[i]
+)";
+  const fs::path p = temp("copy.mht");
+  {
+    auto src = load_kernel_description_string(yaml, "copy.yaml");
+    MhtWriter w(p);
+    KernelLaunch k;
+    BlockTrace b;
+    while (src->next_kernel(k)) {
+      w.begin_kernel(k);
+      while (src->next_block(b)) w.add_block(b);
+    }
+    w.close();
+  }
+  MhtReader r(p);
+  const auto& k = r.kernels()[0];
+  CHECK(k.counts.memory_instructions == 65536);
+  const double per_instr = static_cast<double>(fs::file_size(p)) / static_cast<double>(k.counts.memory_instructions);
+  CHECK(per_instr < 2.0);
+}
+
+TEST_CASE("an unfinished writer leaves nothing under the final name") {
+  const fs::path p = temp("unfinished.mht");
+  fs::remove(p);
+  {
+    MhtWriter w(p);
+    w.begin_kernel(launch("x", 1));
+  }
+  CHECK_FALSE(fs::exists(p));
+  fs::path partial = p;
+  partial += ".partial";
+  CHECK_FALSE(fs::exists(partial));
+}
+
+TEST_CASE("damaged files: every error names the file and a byte offset") {
+  const fs::path good = temp("good.mht");
+  write_random(good, 2, 8, 2048);
+  const std::string bytes = read_all(good);
+  const fs::path bad = temp("bad.mht");
+
+  SUBCASE("truncated") {
+    write_all(bad, bytes.substr(0, bytes.size() / 2));
+    CHECK(error_of(bad).find("truncated") != std::string::npos);
+  }
+  SUBCASE("too short for a header") {
+    write_all(bad, bytes.substr(0, 10));
+    CHECK(error_of(bad).find("too short") != std::string::npos);
+  }
+  SUBCASE("wrong magic") {
+    std::string b = bytes;
+    b[1] = 'X';
+    write_all(bad, b);
+    CHECK(error_of(bad).find("byte offset 0: not a .mht trace") != std::string::npos);
+  }
+  SUBCASE("newer version") {
+    std::string b = bytes;
+    b[8] = 2;
+    write_all(bad, b);
+    CHECK(error_of(bad).find("written by a newer memhier") != std::string::npos);
+  }
+  SUBCASE("checksum mismatch in a chunk") {
+    // The first chunk follows the first kernel section; flip a byte in the middle of its payload.
+    MhtReader r(good);
+    const std::uint64_t kernel_end = r.kernels()[0].end;
+    std::string b = bytes;
+    const std::uint64_t chunk_payload = kernel_end - r.kernels()[0].stored_bytes + 24 + 40;
+    b[chunk_payload] = static_cast<char>(b[chunk_payload] ^ 0x5A);
+    write_all(bad, b);
+    const std::string e = error_of(bad);
+    CHECK(e.find(bad.string()) != std::string::npos);
+    CHECK(e.find("byte offset") != std::string::npos);
+    CHECK((e.find("checksum") != std::string::npos || e.find("corrupt") != std::string::npos));
+  }
+  SUBCASE("impossible block count in a chunk header") {
+    MhtReader r(good);
+    const std::uint64_t chunk = r.kernels()[0].end - r.kernels()[0].stored_bytes;
+    std::string b = bytes;
+    const std::uint32_t huge = 0x7FFFFFFF;
+    std::memcpy(b.data() + chunk + 4, &huge, 4);
+    write_all(bad, b);
+    CHECK(error_of(bad).find(fmt::format("byte offset {}: chunk claims", chunk)) != std::string::npos);
+  }
+  SUBCASE("chunk claiming more raw bytes than any chunk may hold") {
+    MhtReader r(good);
+    const std::uint64_t chunk = r.kernels()[0].end - r.kernels()[0].stored_bytes;
+    std::string b = bytes;
+    const std::uint64_t huge = 1ULL << 40U;
+    std::memcpy(b.data() + chunk + 16, &huge, 8);
+    write_all(bad, b);
+    CHECK(error_of(bad).find("raw bytes") != std::string::npos);
+  }
+  SUBCASE("a directory and a missing file") {
+    CHECK(error_of(fs::temp_directory_path()).find("directory") != std::string::npos);
+    CHECK(error_of(temp("does-not-exist.mht")).find("cannot open") != std::string::npos);
+  }
+}

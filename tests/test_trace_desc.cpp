@@ -1,0 +1,312 @@
+// Kernel descriptions: generated addresses equal what the CUDA kernel computes (hand-computed here for small grids),
+// and bad descriptions fail with file:line and key.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "memhier/error.h"
+#include "memhier/kernel_desc.h"
+#include "memhier/urand.h"
+
+namespace {
+
+using namespace memhier;
+
+struct Generated {
+  KernelLaunch launch;
+  std::vector<BlockTrace> blocks;
+  DescriptionInfo info;
+};
+
+Generated generate(const std::string& yaml, const std::vector<ParamOverride>& sets = {}) {
+  auto src = load_kernel_description_string(yaml, "test.yaml", sets);
+  Generated g;
+  g.info = src->info();
+  REQUIRE(src->next_kernel(g.launch));
+  BlockTrace b;
+  while (src->next_block(b)) g.blocks.push_back(b);
+  return g;
+}
+
+InputError gen_error(const std::string& yaml, const std::vector<ParamOverride>& sets = {}) {
+  try {
+    generate(yaml, sets);
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  return InputError({}, "", "");
+}
+
+std::uint64_t base_of(const Generated& g, const std::string& name) {
+  for (const auto& a : g.info.arrays)
+    if (a.name == name) return a.base;
+  FAIL("no array " << name);
+  return 0;
+}
+
+const std::string kCopy = R"(kernel: copy
+params: {n: 100}
+launch: {grid: 'ceil_div(n, 128)', block: 128, registers: 16}
+arrays:
+  x: {element: 4, length: n}
+  y: {element: 4, length: n}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - if: i < n
+    then:
+      - load: x[i]
+      - store: y[i]
+)";
+
+}  // namespace
+
+TEST_CASE("copy with a guard: partial last warp, addresses base + 4*i") {
+  Generated g = generate(kCopy);
+  CHECK(g.launch.grid == Dim3{1, 1, 1});
+  CHECK(g.launch.block == Dim3{128, 1, 1});
+  REQUIRE(g.blocks.size() == 1);
+  const BlockTrace& b = g.blocks[0];
+  REQUIRE(b.warp_count() == 4);
+  const std::uint64_t x = base_of(g, "x");
+  const std::uint64_t y = base_of(g, "y");
+  CHECK(x % (2U << 20U) == 0);  // placed like cudaMalloc: 2 MiB aligned
+  CHECK(y >= x + 400);
+  // warp 3 holds threads 96..127; only 96..99 pass i < 100
+  auto w3 = b.warp(3);
+  REQUIRE(w3.size() == 2);
+  CHECK(w3[0].active_mask == 0xFU);
+  CHECK(w3[0].kind == AccessKind::load);
+  CHECK(w3[1].kind == AccessKind::store);
+  auto a = b.lane_addresses(w3[0]);
+  REQUIRE(a.size() == 4);
+  for (int l = 0; l < 4; ++l) CHECK(a[static_cast<std::size_t>(l)] == x + 4 * (96 + static_cast<std::uint64_t>(l)));
+  CHECK(b.lane_addresses(w3[1])[0] == y + 4 * 96);
+  CHECK(b.warp(0)[0].active_mask == 0xFFFFFFFFU);
+  CHECK(b.warp(0)[0].pc != b.warp(0)[1].pc);
+}
+
+TEST_CASE("--set overrides a parameter; unknown parameters are refused with a suggestion") {
+  Generated g = generate(kCopy, {{"n", "300"}});
+  CHECK(g.launch.grid.x == 3);
+  InputError e = gen_error(kCopy, {{"nn", "3"}});
+  CHECK(std::string(e.what()).find("did you mean 'n'") != std::string::npos);
+}
+
+TEST_CASE("2D block: warps take threads x-fastest; transposed tile reads on a padded tile") {
+  const std::string yaml = R"(kernel: t
+launch: {grid: [2, 1], block: [32, 8], registers: 16}
+arrays:
+  tile: {element: 4, length: 32 * 33, space: shared}
+body:
+  - for: j
+    to: 32
+    step: 8
+    do:
+      - load: tile[threadIdx.x * 33 + threadIdx.y + j]
+)";
+  Generated g = generate(yaml);
+  REQUIRE(g.blocks.size() == 2);
+  CHECK(g.blocks[1].index.x == 1);
+  CHECK(g.launch.static_shared_bytes == 32 * 33 * 4);
+  // warp 2 = threadIdx.y 2, j = 8 (second iteration): lane l reads word l*33 + 10
+  const BlockTrace& b = g.blocks[0];
+  auto rec = b.warp(2)[1];
+  CHECK(rec.space == AddressSpace::shared);
+  auto a = b.lane_addresses(rec);
+  for (std::uint64_t l = 0; l < 32; ++l) CHECK(a[l] == 4 * (l * 33 + 10));
+}
+
+TEST_CASE("SIMT if/else splits the mask; divergent loop bounds retire lanes") {
+  const std::string yaml = R"(kernel: d
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  a: {element: 8, length: 1024}
+body:
+  - if: threadIdx.x % 2 == 0
+    then:
+      - load: a[threadIdx.x]
+    else:
+      - store: a[threadIdx.x]
+  - for: k
+    to: threadIdx.x / 8 + 1
+    do:
+      - load: a[100 + k]
+)";
+  Generated g = generate(yaml);
+  auto w = g.blocks[0].warp(0);
+  REQUIRE(w.size() == 2 + 4);
+  CHECK(w[0].active_mask == 0x55555555U);
+  CHECK(w[1].active_mask == 0xAAAAAAAAU);
+  CHECK(w[1].kind == AccessKind::store);
+  CHECK(w[0].size == 8);
+  CHECK(w[2].active_mask == 0xFFFFFFFFU);  // k = 0: all lanes
+  CHECK(w[3].active_mask == 0xFFFFFF00U);  // k = 1: lanes 8..31
+  CHECK(w[5].active_mask == 0xFF000000U);  // k = 3: lanes 24..31
+  const std::uint64_t base = g.info.arrays[0].base;
+  CHECK(g.blocks[0].lane_addresses(w[5])[0] == base + 8 * 103);
+}
+
+TEST_CASE("integer arithmetic follows C: truncating division, remainder, shifts, comparisons, ternary") {
+  const std::string yaml = R"(kernel: c
+params: {a: -7 / 2, b: -7 % 3, c: (1 << 4) | 3, d: '5 > 3 && 2 >= 3', e: 0x10 ^ 1, f: 'min(3, max(1, 2))', g: '3 > 2 ? 10 : 20'}
+launch: {grid: 1, block: 32, registers: 16}
+arrays: {x: {element: 4, length: 1}}
+body: [{load: 'x[0]'}]
+)";
+  Generated g = generate(yaml);
+  std::map<std::string, std::int64_t> p(g.info.params.begin(), g.info.params.end());
+  CHECK(p["a"] == -3);
+  CHECK(p["b"] == -1);
+  CHECK(p["c"] == 19);
+  CHECK(p["d"] == 0);
+  CHECK(p["e"] == 17);
+  CHECK(p["f"] == 2);
+  CHECK(p["g"] == 10);
+}
+
+TEST_CASE("urand is SplitMix64: known outputs for seed 0") {
+  // SplitMix64 from state 0 yields 0xe220a8397b1dcdaf, then 0x6e789e6aa1b965f4 (Steele, Lea, Flood 2014).
+  CHECK(urand_bits(0, 0) == 0xe220a8397b1dcdafULL);
+  CHECK(urand_bits(0, 1) == 0x6e789e6aa1b965f4ULL);
+  CHECK(urand(0, 0, 0, 1000) == static_cast<std::int64_t>(0xe220a8397b1dcdafULL % 1000));
+  const std::string yaml = R"(kernel: r
+launch: {grid: 1, block: 32, registers: 16}
+arrays: {t: {element: 4, length: 1000}}
+body:
+  - load: t[urand(0, threadIdx.x, 0, 1000)]
+)";
+  Generated g = generate(yaml);
+  auto a = g.blocks[0].lane_addresses(g.blocks[0].warp(0)[0]);
+  CHECK(a[1] == g.info.arrays[0].base + 4 * static_cast<std::uint64_t>(urand(0, 1, 0, 1000)));
+}
+
+TEST_CASE("vector width, async copies (two records), bulk copies, work and barriers") {
+  const std::string yaml = R"(kernel: v
+launch: {grid: 1, block: 64, registers: 32}
+arrays:
+  x: {element: 4, length: 4096}
+  s: {element: 4, length: 1024, space: shared}
+body:
+  - work: 3
+  - load: x[4 * threadIdx.x]
+    vector: 4
+    hint: nc
+  - async_copy: x[4 * threadIdx.x]
+    to: s[4 * threadIdx.x]
+    vector: 4
+    hint: cg
+  - barrier
+  - if: threadIdx.x == 0
+    then:
+      - bulk_copy: x[1024]
+        to: s[0]
+        bytes: 4096
+)";
+  Generated g = generate(yaml);
+  auto w0 = g.blocks[0].warp(0);
+  REQUIRE(w0.size() == 5);
+  CHECK(w0[0].size == 16);
+  CHECK(w0[0].hint == CacheHint::nc);
+  CHECK(w0[0].work == 3);
+  CHECK(g.blocks[0].lane_addresses(w0[0])[1] == g.info.arrays[0].base + 16);
+  CHECK(w0[1].kind == AccessKind::async_copy);
+  CHECK(w0[1].space == AddressSpace::global);
+  CHECK(w0[2].kind == AccessKind::async_copy);
+  CHECK(w0[2].space == AddressSpace::shared);
+  CHECK(w0[2].pc == w0[1].pc);
+  CHECK(g.blocks[0].lane_addresses(w0[2])[31] == 16 * 31);
+  CHECK(w0[3].record == RecordKind::barrier);
+  CHECK(w0[4].kind == AccessKind::bulk_copy);
+  CHECK(w0[4].active_mask == 1U);
+  CHECK(w0[4].bulk_bytes == 4096);
+  CHECK(g.blocks[0].lane_addresses(w0[4])[0] == g.info.arrays[0].base + 4096);
+  CHECK(g.blocks[0].warp(1).size() == 4);  // warp 1 skips the bulk copy
+}
+
+TEST_CASE("shared, dynamic shared, local and constant arrays get offsets in their own windows") {
+  const std::string yaml = R"(kernel: w
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  a: {element: 4, length: 3, space: shared}
+  b: {element: 8, length: 2, space: shared}
+  d: {element: 4, length: 10, space: shared, dynamic: true}
+  l: {element: 4, length: 16, space: local}
+  c: {element: 4, length: 8, space: constant}
+body:
+  - load: l[threadIdx.x % 16]
+)";
+  Generated g = generate(yaml);
+  CHECK(g.info.arrays[0].base == 0);
+  CHECK(g.info.arrays[1].base == 16);  // 12 rounded up to 8-byte alignment
+  CHECK(g.launch.static_shared_bytes == 32);
+  CHECK(g.launch.dynamic_shared_bytes == 40);
+  CHECK(g.info.arrays[4].base == 32);  // dynamic part starts 16-byte aligned after the static part
+  CHECK(g.launch.local_bytes_per_thread == 64);
+  auto a = g.blocks[0].lane_addresses(g.blocks[0].warp(0)[0]);
+  CHECK(a[17] == 4);  // per-thread local offset, not a global address
+}
+
+TEST_CASE("L2 windows and set-aside come from the l2 section") {
+  const std::string yaml = R"(kernel: p
+launch: {grid: 1, block: 32, registers: 16}
+arrays: {hot: {element: 4, length: 1024}}
+l2:
+  persisting_set_aside: 1MiB
+  windows: [{array: hot, bytes: 2KiB, hit_ratio: 0.5}]
+launches: 3
+body: [{load: 'hot[threadIdx.x]'}]
+)";
+  auto src = load_kernel_description_string(yaml, "p.yaml");
+  KernelLaunch k;
+  int launches = 0;
+  while (src->next_kernel(k)) ++launches;
+  CHECK(launches == 3);
+  REQUIRE(k.windows.size() == 1);
+  CHECK(k.persisting_set_aside_bytes == 1U << 20U);
+  CHECK(k.windows[0].bytes == 2048);
+  CHECK(k.windows[0].hit_ratio == 0.5);
+  CHECK(k.windows[0].base == src->info().arrays[0].base);
+  CHECK(k.windows[0].hit_prop == L2Property::persisting);
+}
+
+TEST_CASE("bad descriptions name the line, column and key") {
+  auto msg = [](const std::string& yaml) { return std::string(gen_error(yaml).what()); };
+  const std::string head = "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 8}}\n";
+  CHECK(msg(head + "body: [{load: 'x[threadIdx.x]'}]\n").find("test.yaml:4:") != std::string::npos);  // out of bounds
+  CHECK(msg(head + "body: [{load: 'x[threadIdx.x]'}]\n").find("x[8] is outside the array") != std::string::npos);
+  CHECK(msg(head + "body: [{load: 'y[0]'}]\n").find("unknown array 'y'") != std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[idx]'}]\n").find("unknown name 'idx'") != std::string::npos);
+  CHECK(msg(head + "body: [{lod: 'x[0]'}]\n").find("did you mean 'load'") != std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[1 / (threadIdx.x - 3)]'}]\n").find("thread (3,0,0): division by zero") !=
+        std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[1]', vector: 2}]\n").find("not aligned") != std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[0]'}]\nextra: 1\n").find("test.yaml:5:1: 'extra': unknown key") != std::string::npos);
+  CHECK(msg(head + "body: [{load: x[0}]\n").find("YAML syntax error") != std::string::npos);
+  CHECK(msg("kernel: k\nlaunch: {grid: [ceil_div(1, 2)], block: 32, registers: 16}\n").find("unbalanced parentheses") !=
+        std::string::npos);
+  CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 2048, registers: 16}\n").find("outside 1..1024") != std::string::npos);
+  CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 32}\n").find("registers") != std::string::npos);
+  CHECK(msg(head + "body: [{for: k, to: 4, step: 0, do: [{load: 'x[0]'}]}]\n").find("loop step is 0") != std::string::npos);
+  CHECK(msg(head + "body: [{let: {threadIdx.x: 1}}]\n").find("cannot be assigned") != std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[1.5]'}]\n").find("'x[1.5]'") == std::string::npos);  // reported as the expression
+}
+
+TEST_CASE("every shipped example loads and generates its first blocks") {
+  const std::filesystem::path dir = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    CAPTURE(entry.path().string());
+    auto src = load_kernel_description(entry.path());
+    KernelLaunch k;
+    REQUIRE(src->next_kernel(k));
+    CHECK(k.name == entry.path().stem().string());  // kernel names match file names (and kernels/ in the suite)
+    BlockTrace b;
+    TraceCounts c;
+    for (int i = 0; i < 16 && src->next_block(b); ++i) c.add(b);
+    CHECK(c.memory_instructions > 0);
+    ++count;
+  }
+  CHECK(count >= 22);
+}
