@@ -39,6 +39,7 @@ Result memhier(const std::string& args) {
 }
 
 const std::string kArchs = MEMHIER_TEST_ARCH_DIR;
+const std::string kExamples = std::string(MEMHIER_TEST_TRACES_DIR) + "/examples";
 
 }  // namespace
 
@@ -121,4 +122,72 @@ TEST_CASE("6.5 bad usage and bad input exit 2 with a message on stderr") {
   CHECK(no_file.rc == 2);
   CHECK(no_file.err.find("/nonexistent.yaml") != std::string::npos);
   CHECK(memhier("").rc == 2);
+}
+
+TEST_CASE("7.1 trace gen, info, dump: a small coalesced copy") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_trace_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string mht = (dir / "copy.mht").string();
+  Result gen = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {} --set n=1000", kExamples, mht));
+  CHECK(gen.rc == 0);
+  CHECK(gen.out.find("4 blocks, 64 warp memory instructions") != std::string::npos);  // 1000/256 -> 4 blocks, 32 warps x 2
+
+  Result again = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {} --set n=1000", kExamples, mht));
+  CHECK(again.rc == 2);
+  CHECK(again.err.find("already exists; pass --force") != std::string::npos);
+
+  Result info = memhier(fmt::format("trace info {} --json", mht));
+  REQUIRE(info.rc == 0);
+  auto j = nlohmann::json::parse(info.out);
+  CHECK(j["kernels"][0]["counts"]["memory_instructions"] == 64);
+  CHECK(j["kernels"][0]["counts"]["lane_accesses"] == 2000);
+  CHECK(j["kernels"][0]["launch"]["grid"][0] == 4);
+
+  Result dump = memhier(fmt::format("trace dump {} --limit 3", mht));
+  CHECK(dump.rc == 0);
+  CHECK(dump.out.find("pc 0x0010 load global 4B mask ffffffff: 0x7f0000000000 + 4*k (k < 32)") != std::string::npos);
+  CHECK(dump.out.find("stopped after 3 records") != std::string::npos);
+  Result last = memhier(fmt::format("trace dump {} --limit 0", mht));
+  CHECK(last.out.find("mask 000000ff") != std::string::npos);  // threads 992..999 of the last warp
+
+  Result bad = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {}/x.mht --set nn=3", kExamples, dir.string()));
+  CHECK(bad.rc == 2);
+  CHECK(bad.err.find("did you mean 'n'") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("7.2 trace convert: description -> Accel-Sim -> .mht keeps every record") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_convert_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string as = (dir / "as").string();
+  CHECK(memhier(fmt::format("trace convert {}/transpose_tiled.yaml {} --set n=64", kExamples, as)).rc == 0);
+  CHECK(std::filesystem::exists(dir / "as" / "kernelslist.g"));
+  CHECK(std::filesystem::exists(dir / "as" / "kernel-1.traceg"));
+  const std::string mht = (dir / "t.mht").string();
+  CHECK(memhier(fmt::format("trace convert {} {}", as, mht)).rc == 0);
+  auto a = nlohmann::json::parse(memhier(fmt::format("trace info {}/transpose_tiled.yaml --set n=64 --json", kExamples)).out);
+  auto b = nlohmann::json::parse(memhier(fmt::format("trace info {} --json", mht)).out);
+  CHECK(a["kernels"][0]["counts"] == b["kernels"][0]["counts"]);
+  CHECK(b["kernels"][0]["counts"]["by_space"]["shared"] == 256);  // 2x2 blocks x 8 warps x (4 stores + 4 loads)
+  Result overwrite = memhier(fmt::format("trace convert {}/transpose_tiled.yaml {} --set n=64", kExamples, as));
+  CHECK(overwrite.rc == 2);
+  Result wrong = memhier(fmt::format("trace info {}", (dir / "as" / "kernel-1.traceg").string() + "x"));
+  CHECK(wrong.rc == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad subcommand") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_bad_{}", getpid());
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "junk.mht") << "not a trace at all, but long enough"; }
+  Result junk = memhier(fmt::format("trace info {}/junk.mht", dir.string()));
+  CHECK(junk.rc == 2);
+  CHECK(junk.err.find("byte offset 0: not a .mht trace") != std::string::npos);
+  { std::ofstream(dir / "notes.txt") << "hello"; }
+  CHECK(memhier(fmt::format("trace info {}/notes.txt", dir.string())).err.find("unknown trace format") != std::string::npos);
+  CHECK(memhier("trace frobnicate").rc == 2);
+  CHECK(memhier("trace gen").rc == 2);
+  std::filesystem::remove_all(dir);
 }

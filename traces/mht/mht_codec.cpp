@@ -123,12 +123,7 @@ void ChunkDecoder::need(std::size_t n) const {
   if (m_size - m_pos < n) fail(fmt::format("record data ends early (need {} more bytes, {} left)", n, m_size - m_pos));
 }
 
-std::uint8_t ChunkDecoder::get_byte() {
-  need(1);
-  return m_data[m_pos++];
-}
-
-std::uint64_t ChunkDecoder::get_varint() {
+std::uint64_t ChunkDecoder::get_long_varint() {
   std::uint64_t v = 0;
   for (unsigned shift = 0; shift < 64; shift += 7) {
     if (m_pos == m_size) fail("record data ends inside a number");

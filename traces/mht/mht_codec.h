@@ -58,14 +58,21 @@ class ChunkDecoder {
   [[nodiscard]] std::uint64_t offset() const { return m_pos; }
 
  private:
-  std::uint64_t get_varint();
+  std::uint64_t get_varint() {
+    if (m_pos < m_size && m_data[m_pos] < 0x80) return m_data[m_pos++];  // most numbers are one byte
+    return get_long_varint();
+  }
+  std::uint64_t get_long_varint();
   std::int64_t get_signed() {
     std::uint64_t v = get_varint();
     return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
   }
   std::uint32_t get_u32();
   std::uint64_t get_u64();
-  std::uint8_t get_byte();
+  std::uint8_t get_byte() {
+    if (m_pos == m_size) need(1);
+    return m_data[m_pos++];
+  }
   void need(std::size_t n) const;
   void get_record(BlockTrace& block);
   [[noreturn]] void fail(const std::string& message) const;
