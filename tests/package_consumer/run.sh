@@ -9,6 +9,6 @@ cmake -S "$source_dir" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev
 cmake --build "$work/build" >/dev/null
 out=$("$work/build/consumer")
 echo "$out"
-[ "$out" = "h100 8" ] || { echo "unexpected output: $out" >&2; exit 1; }
+[ "$out" = "h100 8 4" ] || { echo "unexpected output: $out" >&2; exit 1; }
 # The installed CLI finds the installed architectures by name, relative to its own location.
 MEMHIER_ARCH_PATH= "$work/prefix/bin/memhier" archs show h200 --json | grep -q '"source_file": "'"$work"'/prefix/share/memhier/archs/h200.yaml"'
