@@ -52,7 +52,7 @@ std::pair<std::string, bool> opcode(const WarpRecord& r) {
     case AccessKind::atomic: return {"ATOMG.E.ADD" + sz, true};
     case AccessKind::reduction: return {"RED.E.ADD" + sz, false};
     case AccessKind::async_copy: return {"LDGSTS.E" + std::string(r.hint == CacheHint::cg ? ".BYPASS" : "") + sz, false};
-    case AccessKind::bulk_copy: return {"UBLKCP.S.G", false};
+    case AccessKind::bulk_copy: break;  // written by write_bulk_copy
     case AccessKind::load: break;
   }
   return {"LDG.E" + sz + hint_suffix(r.hint), true};
@@ -69,6 +69,20 @@ void write_addresses(std::FILE* out, std::span<const std::uint64_t> a) {
   // Mode 2 carries no immediate: Accel-Sim's parser reads one delta too many there (docs/accelsim.md).
   std::fprintf(out, " 2 0x%016llx", static_cast<unsigned long long>(a[0]));
   for (std::size_t i = 1; i < a.size(); ++i) std::fprintf(out, " %lld", static_cast<long long>(a[i] - a[i - 1]));
+}
+
+// Accel-Sim versions disagree on how TMA and bulk-copy lines are written, so a bulk copy of N bytes goes out as the
+// global reads it performs: ceil(N / 512) full-warp 16-byte loads with a 16-byte stride (lossy: re-imported, these
+// are loads).
+void write_bulk_copy(std::FILE* out, const WarpRecord& r, std::span<const std::uint64_t> issuers) {
+  for (std::uint64_t base : issuers) {
+    for (std::uint32_t done = 0; done < r.bulk_bytes; done += 512) {
+      const std::uint32_t lanes = std::min<std::uint32_t>(32, (r.bulk_bytes - done + 15) / 16);
+      const std::uint32_t mask = lanes == 32 ? 0xFFFFFFFFU : (1U << lanes) - 1U;
+      std::fprintf(out, "%04x %08x 1 R2 LDG.E.128 1 R4 16 1 0x%016llx 16\n", r.pc, mask,
+                   static_cast<unsigned long long>(base + done));
+    }
+  }
 }
 
 struct File {
@@ -119,7 +133,10 @@ std::size_t write_accelsim(TraceSource& source, const fs::path& dir) {
       for (std::size_t w = 0; w < block.warp_count(); ++w) {
         auto records = block.warp(w);
         std::uint64_t lines = 0;
-        for (const WarpRecord& r : records) lines += 1 + r.work;
+        for (const WarpRecord& r : records)
+          lines += r.work + (r.kind == AccessKind::bulk_copy && r.is_memory()
+                                 ? static_cast<std::uint64_t>(r.active_lanes()) * ((r.bulk_bytes + 511) / 512)
+                                 : 1);
         std::fprintf(out.f, "warp = %zu\ninsts = %llu\n", w, static_cast<unsigned long long>(lines));
         for (const WarpRecord& r : records) {
           for (std::uint32_t i = 0; i < r.work; ++i) std::fprintf(out.f, "%04x %08x 0 NOP 0 0\n", r.pc, r.active_mask);
@@ -128,6 +145,10 @@ std::size_t write_accelsim(TraceSource& source, const fs::path& dir) {
             continue;
           }
           auto a = block.lane_addresses(r);
+          if (r.kind == AccessKind::bulk_copy) {
+            write_bulk_copy(out.f, r, a);
+            continue;
+          }
           std::array<std::uint64_t, kWarpSize> g{};
           const std::uint64_t window = r.space == AddressSpace::shared  ? kAccelSimSharedBase
                                        : r.space == AddressSpace::local ? kAccelSimLocalBase
