@@ -52,8 +52,9 @@ std::pair<std::string, bool> opcode(const WarpRecord& r) {
     case AccessKind::atomic: return {"ATOMG.E.ADD" + sz, true};
     case AccessKind::reduction: return {"RED.E.ADD" + sz, false};
     case AccessKind::async_copy: return {"LDGSTS.E" + std::string(r.hint == CacheHint::cg ? ".BYPASS" : "") + sz, false};
-    case AccessKind::bulk_copy: break;  // written by write_bulk_copy
-    case AccessKind::load: break;
+    case AccessKind::bulk_copy:  // written by write_bulk_copy
+    case AccessKind::load:
+      break;
   }
   return {"LDG.E" + sz + hint_suffix(r.hint), true};
 }
@@ -80,7 +81,7 @@ void write_bulk_copy(std::FILE* out, const WarpRecord& r, std::span<const std::u
       const std::uint32_t lanes = std::min<std::uint32_t>(32, (r.bulk_bytes - done + 15) / 16);
       const std::uint32_t mask = lanes == 32 ? 0xFFFFFFFFU : (1U << lanes) - 1U;
       std::fprintf(out, "%04x %08x 1 R2 LDG.E.128 1 R4 16 1 0x%016llx 16\n", r.pc, mask,
-                   static_cast<unsigned long long>(base + done));
+                   static_cast<unsigned long long>(base) + done);
     }
   }
 }

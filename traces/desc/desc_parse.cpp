@@ -38,7 +38,7 @@ class Parser {
     throw InputError(loc(n), key, message);
   }
   void check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed, const std::string& context);
-  std::string scalar(const YAML::Node& n, const std::string& key) const;
+  [[nodiscard]] std::string scalar(const YAML::Node& n, const std::string& key) const;
   Expression expr(const YAML::Node& n, const std::string& key) { return {scalar(n, key), m_d->scope, loc(n), key}; }
   std::int64_t uniform(const YAML::Node& n, const std::string& key) { return expr(n, key).eval_uniform(m_d->scope); }
   std::uint64_t bytes(const YAML::Node& n, const std::string& key);
@@ -51,7 +51,7 @@ class Parser {
   Stmt parse_stmt(const YAML::Node& n);
   void parse_access(const YAML::Node& n, const std::string& verb, Stmt& s);
   std::pair<int, Expression> array_ref(const YAML::Node& n, const std::string& key);
-  int find_array(const std::string& name, const YAML::Node& n, const std::string& key) const;
+  [[nodiscard]] int find_array(const std::string& name, const YAML::Node& n, const std::string& key) const;
 
   std::unique_ptr<Description> m_d;
   const std::vector<ParamOverride>& m_overrides;
@@ -221,12 +221,12 @@ void Parser::parse_arrays(const YAML::Node& n) {
   dynamic_shared = dynamic.empty() ? 0 : dyn - dyn_start;
   KernelLaunch& k = m_d->launch;
   const std::uint64_t shared = offsets[static_cast<int>(AddressSpace::shared)];
-  if (shared + dynamic_shared > 228 * 1024)
+  if (shared + dynamic_shared > 228ULL * 1024)
     fail(n, "arrays", fmt::format("{} bytes of shared memory per block; no GPU offers more than 227 KiB", shared + dynamic_shared));
   k.static_shared_bytes = static_cast<std::uint32_t>(shared);
   k.dynamic_shared_bytes = static_cast<std::uint32_t>(dynamic_shared);
   k.local_bytes_per_thread = static_cast<std::uint32_t>(offsets[static_cast<int>(AddressSpace::local)]);
-  if (offsets[static_cast<int>(AddressSpace::constant)] > 64 * 1024)
+  if (offsets[static_cast<int>(AddressSpace::constant)] > 64ULL * 1024)
     fail(n, "arrays", "more than 64 KiB of constant memory");
 }
 
@@ -428,10 +428,12 @@ std::unique_ptr<Description> Parser::run(const std::string& yaml) {
     }
   }
   Scope& scope = m_d->scope;
-  for (int i = 0; i < 3; ++i) m_d->thread_slot[i] = scope.declare(fmt::format("threadIdx.{}", kDims[i]));
-  for (int i = 0; i < 3; ++i) m_d->block_slot[i] = scope.declare(fmt::format("blockIdx.{}", kDims[i]));
-  for (int i = 0; i < 3; ++i) scope.declare(fmt::format("blockDim.{}", kDims[i]));
-  for (int i = 0; i < 3; ++i) scope.declare(fmt::format("gridDim.{}", kDims[i]));  
+  int axis = 0;
+  for (const char* d : kDims) m_d->thread_slot[axis++] = scope.declare(fmt::format("threadIdx.{}", d));
+  axis = 0;
+  for (const char* d : kDims) m_d->block_slot[axis++] = scope.declare(fmt::format("blockIdx.{}", d));
+  for (const char* d : kDims) scope.declare(fmt::format("blockDim.{}", d));
+  for (const char* d : kDims) scope.declare(fmt::format("gridDim.{}", d));
   scope.set_uniform(scope.declare("warpSize"), kWarpSize);
   parse_params(root["params"]);
   m_d->fixed_slots = static_cast<int>(scope.names().size());

@@ -48,8 +48,10 @@ class Runner final : public DescriptionSource {
         const auto l = static_cast<std::size_t>(lane);
         if (t < threads) mask |= 1U << static_cast<unsigned>(lane);
         scope.lanes(m_d->thread_slot[0])[l] = static_cast<double>(t % k.block.x);
-        scope.lanes(m_d->thread_slot[1])[l] = static_cast<double>(t / k.block.x % k.block.y);
-        scope.lanes(m_d->thread_slot[2])[l] = static_cast<double>(t / (std::uint64_t{k.block.x} * k.block.y));
+        const std::uint64_t y = t / k.block.x % k.block.y;
+        scope.lanes(m_d->thread_slot[1])[l] = static_cast<double>(y);
+        const std::uint64_t z = t / (std::uint64_t{k.block.x} * k.block.y);
+        scope.lanes(m_d->thread_slot[2])[l] = static_cast<double>(z);
       }
       m_pending_work = 0;
       run(m_d->body, mask);
@@ -68,7 +70,7 @@ class Runner final : public DescriptionSource {
                                  v(m_d->thread_slot[2]), message));
   }
 
-  std::int64_t eval(const Expression& e, int lane) const {
+  [[nodiscard]] std::int64_t eval(const Expression& e, int lane) const {
     try {
       return e.eval_lane(m_d->scope, lane);
     } catch (const EvalError& err) {
@@ -189,7 +191,7 @@ class Runner final : public DescriptionSource {
   }
 
   // Address of array[index] for one lane, checked against the array's bounds and the access alignment.
-  std::uint64_t address(int array, const Expression& index, std::int64_t i, std::uint32_t size, int lane) const {
+  [[nodiscard]] std::uint64_t address(int array, const Expression& index, std::int64_t i, std::uint32_t size, int lane) const {
     const DescribedArray& a = m_d->info.arrays[static_cast<std::size_t>(array)];
     const std::uint64_t offset = static_cast<std::uint64_t>(i) * a.element_bytes;
     if (i < 0 || offset + size > a.bytes())

@@ -25,7 +25,11 @@ double flag(const char* message) {
 double add(double a, double b) { return a + b; }
 double sub(double a, double b) { return a - b; }
 double mul(double a, double b) { return a * b; }
-double div(double a, double b) { return b == 0 ? flag("division by zero") : static_cast<double>(as_int(a) / as_int(b)); }
+double div(double a, double b) {
+  if (b == 0) return flag("division by zero");
+  const std::int64_t q = as_int(a) / as_int(b);  // C truncation, on purpose
+  return static_cast<double>(q);
+}
 double mod(double a, double b) { return b == 0 ? flag("remainder by zero") : static_cast<double>(as_int(a) % as_int(b)); }
 double shl(double a, double b) {
   return (b < 0 || b > 62) ? flag("shift count outside 0..62") : static_cast<double>(as_int(a) * (std::int64_t{1} << as_int(b)));
