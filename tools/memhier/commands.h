@@ -7,5 +7,6 @@ namespace memhier::cli {
 int run_archs(const std::vector<std::string>& args);
 int run_occupancy(const std::vector<std::string>& args);
 int run_trace(const std::vector<std::string>& args);
+int run_simulate(const std::vector<std::string>& args);
 
 }  // namespace memhier::cli

@@ -22,6 +22,7 @@ constexpr std::array kCommands{
     Command{"archs", "list, show and check architecture files", memhier::cli::run_archs},
     Command{"occupancy", "theoretical occupancy of a launch on an architecture", memhier::cli::run_occupancy},
     Command{"trace", "generate, inspect and convert traces", memhier::cli::run_trace},
+    Command{"simulate", "counts per memory level for a trace on an architecture", memhier::cli::run_simulate},
 };
 
 void print_usage(std::ostream& out) {

@@ -1,0 +1,152 @@
+#include "sectored_cache.h"
+
+#include <bit>
+
+namespace memhier {
+
+SectoredCache::SectoredCache(const CacheGeometry& g) : m_g(g) {
+  const std::size_t lines = std::size_t{g.sets} * g.ways;
+  m_slots.resize(lines);
+  m_sets.resize(g.sets);
+  std::size_t table = 16;
+  while (table < 2 * lines) table *= 2;
+  m_keys.assign(table, 0);
+  m_values.assign(table, kNone);
+  m_shift = 64U - static_cast<unsigned>(std::countr_zero(table));
+  reset();
+}
+
+void SectoredCache::reset() {
+  std::fill(m_keys.begin(), m_keys.end(), 0);
+  for (std::uint32_t s = 0; s < m_g.sets; ++s) {
+    SetState& st = m_sets[s];
+    st = SetState{};
+    for (std::uint32_t w = 0; w < m_g.ways; ++w) {
+      const std::uint32_t slot = s * m_g.ways + w;
+      m_slots[slot] = Slot{};
+      m_slots[slot].next = st.free;
+      st.free = slot;
+    }
+  }
+}
+
+std::uint32_t SectoredCache::find(std::uint64_t line) const {
+  const std::size_t mask = m_keys.size() - 1;
+  for (std::size_t i = bucket(line);; i = (i + 1) & mask) {
+    if (m_keys[i] == line + 1) return m_values[i];
+    if (m_keys[i] == 0) return kNone;
+  }
+}
+
+void SectoredCache::table_insert(std::uint64_t line, std::uint32_t slot) {
+  const std::size_t mask = m_keys.size() - 1;
+  std::size_t i = bucket(line);
+  while (m_keys[i] != 0) i = (i + 1) & mask;
+  m_keys[i] = line + 1;
+  m_values[i] = slot;
+}
+
+// Linear probing with backward-shift deletion: no tombstones, so lookups never slow down over a long run.
+void SectoredCache::table_erase(std::uint64_t line) {
+  const std::size_t mask = m_keys.size() - 1;
+  std::size_t i = bucket(line);
+  while (m_keys[i] != line + 1) i = (i + 1) & mask;
+  std::size_t hole = i;
+  for (std::size_t j = (hole + 1) & mask; m_keys[j] != 0; j = (j + 1) & mask) {
+    const std::size_t home = bucket(m_keys[j] - 1);
+    // Move j into the hole unless its home lies cyclically in (hole, j].
+    const bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (stays) continue;
+    m_keys[hole] = m_keys[j];
+    m_values[hole] = m_values[j];
+    hole = j;
+  }
+  m_keys[hole] = 0;
+}
+
+void SectoredCache::unlink(std::uint32_t slot) {
+  Slot& s = m_slots[slot];
+  SetState& st = m_sets[slot / m_g.ways];
+  const int l = s.list;
+  if (s.prev != kNone) m_slots[s.prev].next = s.next; else st.head[l] = s.next;
+  if (s.next != kNone) m_slots[s.next].prev = s.prev; else st.tail[l] = s.prev;
+  --st.count[l];
+  s.prev = s.next = kNone;
+}
+
+void SectoredCache::push_front(std::uint32_t set, std::uint32_t slot, List list) {
+  SetState& st = m_sets[set];
+  Slot& s = m_slots[slot];
+  s.list = list;
+  s.prev = kNone;
+  s.next = st.head[list];
+  if (s.next != kNone) m_slots[s.next].prev = slot; else st.tail[list] = slot;
+  st.head[list] = slot;
+  ++st.count[list];
+}
+
+void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) {
+  SetState& st = m_sets[set];
+  Slot& s = m_slots[slot];
+  s.list = list;
+  s.next = kNone;
+  s.prev = st.tail[list];
+  if (s.prev != kNone) m_slots[s.prev].next = slot; else st.head[list] = slot;
+  st.tail[list] = slot;
+  ++st.count[list];
+}
+
+void SectoredCache::touch(std::uint32_t slot) {
+  const auto list = m_slots[slot].list;
+  const std::uint32_t set = slot / m_g.ways;
+  if (m_sets[set].head[list] == slot) return;
+  unlink(slot);
+  push_front(set, slot, list);
+}
+
+void SectoredCache::evict(std::uint32_t slot, Evicted& out) {
+  Slot& s = m_slots[slot];
+  out = {s.line, s.dirty, true};
+  table_erase(s.line);
+  unlink(slot);
+  s.valid = s.dirty = 0;
+  s.list = kFree;
+}
+
+std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evicted& out) {
+  out = {};
+  const std::uint32_t set = set_of(line);
+  SetState& st = m_sets[set];
+  const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
+  std::uint32_t slot = kNone;
+  if (persist && st.count[kPersist] >= m_persisting_ways) {
+    slot = st.tail[kPersist];  // the set-aside is full: replace the oldest persisting line
+  } else if (st.free != kNone) {
+    slot = st.free;
+    st.free = m_slots[slot].next;
+    m_slots[slot].next = kNone;
+  } else {
+    slot = st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
+  }
+  if (m_slots[slot].list != kFree) evict(slot, out);
+  Slot& s = m_slots[slot];
+  s.line = line;
+  s.valid = s.dirty = 0;
+  table_insert(line, slot);
+  if (persist) push_front(set, slot, kPersist);
+  else if (property == L2Property::streaming) push_back(set, slot, kNormal);  // first to go
+  else push_front(set, slot, kNormal);
+  return slot;
+}
+
+void SectoredCache::demote_persisting() {
+  for (std::uint32_t set = 0; set < m_g.sets; ++set) {
+    while (m_sets[set].head[kPersist] != kNone) {  // newest first, so the oldest ends up last
+      const std::uint32_t slot = m_sets[set].head[kPersist];
+      unlink(slot);
+      push_back(set, slot, kNormal);  // demoted lines rank below every normal line
+    }
+  }
+}
+
+}  // namespace memhier

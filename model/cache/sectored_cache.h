@@ -1,0 +1,90 @@
+#pragma once
+// A sectored set-associative cache with LRU per set, used for each SM's L1 and each L2 slice. Lines are found through
+// one open-addressing table (line address -> slot), so lookups cost the same at 16 ways (L2) or 448 ways (an L1 whose
+// capacity is split over 4 sets). Each set keeps two LRU lists: persisting lines and the rest; persisting lines may
+// hold at most `persisting_ways` of a set, other lines may use every way that no persisting line occupies.
+#include <cstdint>
+#include <vector>
+
+#include "memhier/trace.h"
+
+namespace memhier {
+
+struct CacheGeometry {
+  std::uint64_t line_bytes = 128;
+  std::uint64_t sector_bytes = 32;
+  std::uint32_t sets = 1;
+  std::uint32_t ways = 1;
+};
+
+class SectoredCache {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+
+  explicit SectoredCache(const CacheGeometry& g);
+
+  struct Evicted {
+    std::uint64_t line = 0;       // line number (address / line bytes)
+    std::uint32_t dirty = 0;      // dirty sector mask
+    bool valid = false;
+  };
+
+  // Slot holding `line`, or kNone.
+  [[nodiscard]] std::uint32_t find(std::uint64_t line) const;
+  // Marks the slot most recently used.
+  void touch(std::uint32_t slot);
+  // Allocates a slot for `line` (absent) with the given property; fills `out` with the victim if one was evicted.
+  std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
+  [[nodiscard]] std::uint32_t& valid(std::uint32_t slot) { return m_slots[slot].valid; }
+  [[nodiscard]] std::uint32_t& dirty(std::uint32_t slot) { return m_slots[slot].dirty; }
+  [[nodiscard]] bool persisting(std::uint32_t slot) const { return m_slots[slot].list == kPersist; }
+  // Persisting lines may fill at most this many ways of a set (0: none).
+  void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
+  // cudaCtxResetPersistingL2Cache: every persisting line becomes normal.
+  void demote_persisting();
+  // Empties the cache, calling `on_dirty(line, dirty_mask)` for each dirty line first.
+  template <typename F>
+  void flush(F&& on_dirty) {
+    for (Slot& s : m_slots)
+      if (s.list != kFree && s.dirty != 0) on_dirty(s.line, s.dirty);
+    reset();
+  }
+  void reset();
+  [[nodiscard]] const CacheGeometry& geometry() const { return m_g; }
+  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const { return static_cast<std::uint32_t>(line % m_g.sets); }
+
+ private:
+  enum List : std::uint8_t { kNormal = 0, kPersist = 1, kFree = 2 };
+  struct Slot {
+    std::uint64_t line = 0;
+    std::uint32_t prev = kNone, next = kNone;
+    std::uint32_t valid = 0, dirty = 0;
+    List list = kFree;
+  };
+  struct SetState {
+    std::uint32_t head[2] = {kNone, kNone};  // most recently used
+    std::uint32_t tail[2] = {kNone, kNone};  // least recently used
+    std::uint32_t count[2] = {0, 0};
+    std::uint32_t free = kNone;  // free slots chained through next
+  };
+
+  void unlink(std::uint32_t slot);
+  void push_front(std::uint32_t set, std::uint32_t slot, List list);
+  void push_back(std::uint32_t set, std::uint32_t slot, List list);
+  void evict(std::uint32_t slot, Evicted& out);
+  void table_insert(std::uint64_t line, std::uint32_t slot);
+  void table_erase(std::uint64_t line);
+  [[nodiscard]] std::size_t bucket(std::uint64_t line) const {
+    return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> m_shift);
+  }
+
+  CacheGeometry m_g;
+  std::vector<Slot> m_slots;
+  std::vector<SetState> m_sets;
+  std::vector<std::uint64_t> m_keys;   // line + 1; 0 = empty
+  std::vector<std::uint32_t> m_values;
+  unsigned m_shift = 64;
+  std::uint32_t m_persisting_ways = 0;
+};
+
+}  // namespace memhier

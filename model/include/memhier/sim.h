@@ -1,0 +1,75 @@
+#pragma once
+// Memory-hierarchy simulation: a trace and an architecture in, exact counts per level out. No time here; the timing
+// model turns these counts into seconds. Counter names follow Nsight Compute where it has a counterpart (README table).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memhier/arch.h"
+#include "memhier/occupancy.h"
+#include "memhier/trace.h"
+
+namespace memhier {
+
+struct SimOptions {
+  int threads = 1;                         // OpenMP threads for the per-SM and per-slice phases; results are identical
+  bool flush_between_launches = true;      // ncu's default cache control: every launch starts cold
+  std::optional<AccessPolicyWindow> window;          // replaces the trace's windows (--window)
+  std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
+};
+
+// Counts of one kernel launch. Field names are the snake_case of the ncu metric they match (see sim_counter_table()).
+struct SimCounters {
+  // L1TEX front end, global and local memory
+  std::uint64_t global_ld_requests = 0, global_ld_sectors = 0;
+  std::uint64_t global_st_requests = 0, global_st_sectors = 0;
+  std::uint64_t global_atom_requests = 0, global_atom_sectors = 0;
+  std::uint64_t global_red_requests = 0, global_red_sectors = 0;
+  std::uint64_t local_ld_requests = 0, local_ld_sectors = 0;
+  std::uint64_t local_st_requests = 0, local_st_sectors = 0;
+  std::uint64_t l1_sector_lookups = 0, l1_sector_hits = 0;  // loads through L1 (global, local, texture)
+  std::uint64_t l1_bypass_sectors = 0;                      // .cg loads, atomics, bulk copies
+  // shared memory
+  std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_bank_conflicts = 0;
+  std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_bank_conflicts = 0;
+  // constant cache
+  std::uint64_t constant_requests = 0, constant_serialized = 0;
+  // L2
+  std::uint64_t l2_read_sectors = 0, l2_read_hits = 0;
+  std::uint64_t l2_write_sectors = 0, l2_write_hits = 0;
+  std::uint64_t l2_atom_sectors = 0, l2_atom_hits = 0;
+  std::uint64_t l2_far_sectors = 0;         // requests served by the other partition's slices
+  std::uint64_t l2_persisting_hits = 0;     // hits on lines held in the persisting set-aside
+  // DRAM
+  std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  std::uint64_t dram_row_hits = 0, dram_row_misses = 0;
+  // launch
+  std::uint64_t warp_instructions = 0, barriers = 0, work = 0;
+  std::uint64_t blocks = 0, waves = 0;
+
+  SimCounters& operator+=(const SimCounters& o);
+  friend bool operator==(const SimCounters&, const SimCounters&) = default;
+};
+
+struct KernelSim {
+  KernelLaunch launch;
+  Occupancy occupancy;
+  SimCounters counters;
+  double achieved_warps_per_sm = 0;  // mean resident warps per SM over the waves, by instruction share
+};
+
+// One row of the metric table: our name, the ncu metric (empty when ncu has none), the field.
+struct SimCounterInfo {
+  std::string_view name;
+  std::string_view ncu_metric;
+  std::uint64_t SimCounters::*field;
+  std::string_view description;
+};
+const std::vector<SimCounterInfo>& sim_counter_table();
+
+// Simulates every launch of `trace` on `arch`. Throws InputError for launches the architecture cannot run.
+std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimOptions& options = {});
+
+}  // namespace memhier

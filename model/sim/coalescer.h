@@ -1,0 +1,31 @@
+#pragma once
+// Global/local coalescing as Nsight Compute counts it: one request per warp instruction, and the distinct 32-byte
+// sectors its active lanes touch (an access that straddles a sector boundary touches both).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+
+namespace memhier {
+
+// Up to 32 lanes x 16 bytes, each possibly straddling: at most 64 sectors (after de-duplication far fewer).
+struct SectorSet {
+  std::array<std::uint64_t, 64> sector{};  // sector numbers (address / 32), ascending, unique
+  int count = 0;
+};
+
+inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, SectorSet& out) {
+  int n = 0;
+  for (std::uint64_t a : addresses) {
+    const std::uint64_t first = a >> 5U;
+    const std::uint64_t last = (a + size - 1) >> 5U;
+    out.sector[static_cast<std::size_t>(n++)] = first;
+    if (last != first) out.sector[static_cast<std::size_t>(n++)] = last;
+  }
+  auto begin = out.sector.begin();
+  // Lanes usually come in address order already; sort only when they do not.
+  if (!std::is_sorted(begin, begin + n)) std::sort(begin, begin + n);
+  out.count = static_cast<int>(std::unique(begin, begin + n) - begin);
+}
+
+}  // namespace memhier

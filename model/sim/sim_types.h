@@ -1,0 +1,44 @@
+#pragma once
+// What the SM front ends hand to the L2 slices, and the launch facts both need.
+#include <cstdint>
+#include <vector>
+
+#include "memhier/trace.h"
+
+namespace memhier {
+
+enum class L2Op : std::uint8_t { read, write, atom, red };
+
+// One sector request. (round, order) sorts requests into the round-robin issue order across all SMs:
+// order = sm << 48 | warp slot << 32 | sector index within the instruction.
+struct L2Request {
+  std::uint64_t round = 0;
+  std::uint64_t order = 0;
+  std::uint64_t sector = 0;  // address / 32
+  std::uint16_t sm = 0;
+  L2Op op = L2Op::read;
+  L2Property property = L2Property::normal;
+};
+
+// Which L2 property a line gets from the launch's access-policy windows: a hit_ratio fraction of each window's lines
+// (chosen by a hash of the line address, so the choice is stable across launches) get hit_prop, the rest miss_prop.
+class PolicyMap {
+ public:
+  explicit PolicyMap(std::vector<AccessPolicyWindow> windows) : m_windows(std::move(windows)) {}
+  [[nodiscard]] L2Property property(std::uint64_t address) const {
+    for (const AccessPolicyWindow& w : m_windows) {
+      if (address < w.base || address - w.base >= w.bytes) continue;
+      std::uint64_t h = (address >> 7U) * 0x9E3779B97F4A7C15ULL;
+      h ^= h >> 29U;
+      const double u = static_cast<double>(h >> 11U) * 0x1.0p-53;
+      return u < w.hit_ratio ? w.hit_prop : w.miss_prop;
+    }
+    return L2Property::normal;
+  }
+  [[nodiscard]] bool empty() const { return m_windows.empty(); }
+
+ private:
+  std::vector<AccessPolicyWindow> m_windows;
+};
+
+}  // namespace memhier

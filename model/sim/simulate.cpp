@@ -1,0 +1,197 @@
+// The simulation driver: blocks to SMs in waves as occupancy allows, warps of each SM's resident blocks interleaved
+// round-robin one memory instruction at a time (barriers hold a warp until its block arrives), then the L2 slices
+// replay the SMs' sector requests in the global round-robin order. SMs and slices are independent within a wave,
+// so both phases run in parallel with results identical to one thread.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "../l2/l2_slice.h"
+#include "memhier/error.h"
+#include "memhier/sim.h"
+#include "sm_front.h"
+
+namespace memhier {
+namespace {
+
+constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from descriptions' global heap
+
+struct Resident {
+  const BlockTrace* block = nullptr;
+  std::uint64_t thread_base = 0;  // global index of the block's first thread
+};
+
+// Issues one SM's share of a wave in round-robin order; returns the resident warps it held.
+std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t warps_per_block) {
+  struct Warp {
+    const BlockTrace* block;
+    std::size_t block_index;
+    std::size_t next, end;
+    std::uint64_t thread_base;
+    bool waiting;
+  };
+  std::vector<Warp> warps;
+  std::vector<std::uint32_t> arrived(blocks.size(), 0), live(blocks.size(), 0);
+  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+    const BlockTrace& b = *blocks[bi].block;
+    for (std::size_t w = 0; w < b.warp_count(); ++w) {
+      warps.push_back({&b, bi, b.warp_begin[w], b.warp_begin[w + 1],
+                       blocks[bi].thread_base + w * kWarpSize, false});
+      if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
+    }
+  }
+  (void)warps_per_block;
+  std::size_t active = 0;
+  for (const Warp& w : warps) active += w.next != w.end ? 1 : 0;
+  for (std::uint64_t round = 0; active != 0; ++round) {
+    for (std::size_t slot = 0; slot < warps.size(); ++slot) {
+      Warp& w = warps[slot];
+      if (w.next == w.end || w.waiting) continue;
+      const WarpRecord& r = w.block->records[w.next++];
+      sm.issue(*w.block, r, round, static_cast<std::uint32_t>(slot), w.thread_base);
+      const std::size_t b = w.block_index;
+      if (w.next == w.end) {  // finished: no longer holds up its block's barriers
+        --active;
+        --live[b];
+      } else if (!r.is_memory()) {
+        w.waiting = true;
+        ++arrived[b];
+      }
+      if (arrived[b] != 0 && arrived[b] >= live[b]) {  // every running warp of the block is at the barrier
+        for (Warp& o : warps)
+          if (o.block_index == b) o.waiting = false;
+        arrived[b] = 0;
+      }
+    }
+  }
+  return warps.size();
+}
+
+struct Machine {
+  std::vector<L2Slice> slices;
+  std::uint64_t slice_lines = 0;
+};
+
+Machine make_machine(const Arch& arch) {
+  Machine m;
+  const L2Spec& l2 = arch.l2;
+  CacheGeometry g{l2.line, l2.sector, 0, static_cast<std::uint32_t>(l2.associativity)};
+  g.sets = static_cast<std::uint32_t>(l2.size / (static_cast<std::uint64_t>(l2.slices) * l2.associativity * l2.line));
+  for (int s = 0; s < l2.slices; ++s)
+    m.slices.emplace_back(L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, 1024});
+  return m;
+}
+
+}  // namespace
+
+SimCounters& SimCounters::operator+=(const SimCounters& o) {
+  for (const SimCounterInfo& i : sim_counter_table()) this->*i.field += o.*i.field;
+  return *this;
+}
+
+std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimOptions& options) {
+  if (arch.shared_memory.banks < 1 || arch.shared_memory.banks > 64)
+    throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
+  Machine machine = make_machine(arch);
+  const int num_sms = arch.sm.count;
+  std::vector<KernelSim> out;
+  KernelLaunch launch;
+  std::vector<BlockTrace> wave;
+  while (trace.next_kernel(launch)) {
+    KernelSim ks;
+    ks.launch = launch;
+    LaunchResources res;
+    res.threads_per_block = static_cast<int>(launch.block.count());
+    res.registers_per_thread = launch.registers_per_thread == 0 ? 32 : static_cast<int>(launch.registers_per_thread);
+    res.static_shared_bytes = launch.static_shared_bytes;
+    res.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+    ks.occupancy = compute_occupancy(arch, res);
+    if (ks.occupancy.blocks_per_sm == 0)
+      throw InputError({launch.source}, launch.name,
+                       fmt::format("cannot run on {}: {}", arch.name, ks.occupancy.not_launchable));
+    SimCounters& total = ks.counters;
+    // L2 residency control for this launch.
+    std::uint64_t set_aside = options.persisting_set_aside.value_or(launch.persisting_set_aside_bytes);
+    set_aside = std::min(set_aside, arch.l2.persisting_max);
+    const auto persist_ways = static_cast<std::uint32_t>(set_aside * static_cast<std::uint64_t>(arch.l2.associativity) / arch.l2.size);
+    for (L2Slice& s : machine.slices) {
+      if (options.flush_between_launches) s.flush(total);
+      if (launch.reset_persisting) s.demote_persisting();
+      s.set_persisting_ways(persist_ways);
+    }
+    if (options.flush_between_launches) total = {};  // write-backs of the previous launch are not this one's traffic
+    const PolicyMap policy(options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows);
+    SmFrontSpec spec;
+    spec.l1.line_bytes = arch.l1.line;
+    spec.l1.sector_bytes = arch.l1.sector;
+    spec.l1.sets = static_cast<std::uint32_t>(arch.l1.sets);
+    const std::uint64_t l1_ways = ks.occupancy.l1_capacity / (arch.l1.line * static_cast<std::uint64_t>(arch.l1.sets));
+    spec.l1_enabled = l1_ways > 0;
+    spec.l1.ways = static_cast<std::uint32_t>(std::max<std::uint64_t>(l1_ways, 1));
+    spec.banks = static_cast<unsigned>(arch.shared_memory.banks);
+    spec.bank_bytes = static_cast<unsigned>(arch.shared_memory.bank_width);
+    spec.local_base = kLocalWindowBase;
+    spec.threads_in_grid = launch.grid.count() * launch.block.count();
+    spec.slices = arch.l2.slices;
+    std::vector<std::unique_ptr<SmFront>> sms;
+    for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
+
+    const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
+    std::uint64_t block_linear = 0;
+    double warp_weight = 0, instr_weight = 0;
+    for (;;) {
+      wave.resize(wave_blocks);
+      std::size_t n = 0;
+      while (n < wave_blocks && trace.next_block(wave[n])) ++n;
+      if (n == 0) break;
+      ++total.waves;
+      total.blocks += n;
+      std::vector<std::vector<Resident>> per_sm(static_cast<std::size_t>(num_sms));
+      for (std::size_t i = 0; i < n; ++i) {
+        const Dim3& ix = wave[i].index;
+        const std::uint64_t linear = ix.x + std::uint64_t{launch.grid.x} * (ix.y + std::uint64_t{launch.grid.y} * ix.z);
+        per_sm[i % static_cast<std::size_t>(num_sms)].push_back({&wave[i], linear * launch.block.count()});
+      }
+      block_linear += n;
+      std::vector<std::uint64_t> resident(static_cast<std::size_t>(num_sms), 0);
+      std::vector<std::uint64_t> issued(static_cast<std::size_t>(num_sms), 0);
+#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
+      for (int s = 0; s < num_sms; ++s) {
+        SmFront& sm = *sms[static_cast<std::size_t>(s)];
+        const std::uint64_t before = sm.counters.warp_instructions;
+        resident[static_cast<std::size_t>(s)] = run_sm(sm, per_sm[static_cast<std::size_t>(s)], launch.warps_per_block());
+        issued[static_cast<std::size_t>(s)] = sm.counters.warp_instructions - before;
+      }
+      std::uint64_t wave_instr = 0, wave_warps = 0;
+      for (int s = 0; s < num_sms; ++s) {
+        wave_instr += issued[static_cast<std::size_t>(s)];
+        wave_warps += resident[static_cast<std::size_t>(s)];
+      }
+      warp_weight += static_cast<double>(wave_warps) / num_sms * static_cast<double>(wave_instr);
+      instr_weight += static_cast<double>(wave_instr);
+      std::vector<SimCounters> slice_counters(machine.slices.size());
+#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
+      for (int sl = 0; sl < static_cast<int>(machine.slices.size()); ++sl) {
+        std::vector<L2Request> q;
+        for (auto& sm : sms) {
+          auto& v = sm->to_slice[static_cast<std::size_t>(sl)];
+          q.insert(q.end(), v.begin(), v.end());
+          v.clear();
+        }
+        std::sort(q.begin(), q.end(), [](const L2Request& a, const L2Request& b) {
+          return a.round != b.round ? a.round < b.round : a.order < b.order;
+        });
+        for (const L2Request& r : q) machine.slices[static_cast<std::size_t>(sl)].access(r, slice_counters[static_cast<std::size_t>(sl)]);
+      }
+      for (const SimCounters& c : slice_counters) total += c;
+    }
+    for (auto& sm : sms) total += sm->counters;
+    ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
+    (void)block_linear;
+    out.push_back(std::move(ks));
+  }
+  return out;
+}
+
+}  // namespace memhier

@@ -1,0 +1,47 @@
+#pragma once
+// One SM's memory front end: coalescer for global/local, bank model for shared, constant-cache serialization, and
+// its L1 (sectored; loads allocate unless bypassed; stores write through). Misses leave as L2 sector requests.
+#include <vector>
+
+#include "../cache/sectored_cache.h"
+#include "coalescer.h"
+#include "memhier/sim.h"
+#include "sim_types.h"
+
+namespace memhier {
+
+struct SmFrontSpec {
+  CacheGeometry l1;
+  bool l1_enabled = true;
+  unsigned banks = 32;
+  unsigned bank_bytes = 4;
+  std::uint64_t local_base = 0;        // generic address of the local-memory window
+  std::uint64_t threads_in_grid = 0;   // local memory is interleaved word by word across all threads
+  int slices = 1;
+};
+
+class SmFront {
+ public:
+  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm);
+  // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
+  void issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot, std::uint64_t thread_base);
+  SimCounters counters;
+  std::vector<std::vector<L2Request>> to_slice;  // per L2 slice, in key order
+  static int slice_of(std::uint64_t sector, int slices);
+
+ private:
+  void global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
+  void send(std::uint64_t sector, L2Op op);
+
+  SmFrontSpec m_spec;
+  const PolicyMap& m_policy;
+  SectoredCache m_l1;
+  int m_sm;
+  std::uint64_t m_round = 0;
+  std::uint64_t m_order = 0;  // of the next sector request of the current instruction
+  SectorSet m_sectors;
+  std::array<std::uint64_t, kWarpSize> m_mapped{};
+  std::array<std::uint8_t, kWarpSize> m_lanes{};
+};
+
+}  // namespace memhier

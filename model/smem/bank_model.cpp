@@ -1,0 +1,33 @@
+#include "bank_model.h"
+
+#include <algorithm>
+#include <array>
+
+namespace memhier {
+
+BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
+                             unsigned size, unsigned banks, unsigned bank_bytes) {
+  const unsigned lanes_per_phase = size <= bank_bytes ? 32U : 32U * bank_bytes / size;
+  BankResult r;
+  std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
+  std::size_t i = 0;
+  while (i < addresses.size()) {
+    const unsigned phase = lanes[i] / lanes_per_phase;
+    int n = 0;
+    for (; i < addresses.size() && lanes[i] / lanes_per_phase == phase; ++i) {
+      const std::uint64_t first = addresses[i] / bank_bytes;
+      const std::uint64_t last = (addresses[i] + size - 1) / bank_bytes;
+      for (std::uint64_t w = first; w <= last; ++w) words[static_cast<std::size_t>(n++)] = w;
+    }
+    std::sort(words.begin(), words.begin() + n);
+    n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
+    std::array<std::uint32_t, 64> per_bank{};
+    std::uint32_t most = 0;
+    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[words[static_cast<std::size_t>(k)] % banks]);
+    r.wavefronts += most;
+    ++r.ideal;
+  }
+  return r;
+}
+
+}  // namespace memhier

@@ -1,0 +1,166 @@
+// `memhier simulate TRACE|KERNEL.yaml --arch NAME`: exact counts per level, named like Nsight Compute's metrics.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "memhier/arch_loader.h"
+#include "memhier/error.h"
+#include "memhier/sim.h"
+#include "memhier/trace_io.h"
+#include "memhier/trace_json.h"
+#include "memhier/units.h"
+#include "table.h"
+
+namespace memhier::cli {
+namespace {
+
+double pct(std::uint64_t part, std::uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+double per(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+// "base,bytes,hit_ratio[,hit_prop[,miss_prop]]": base in hex (0x...) or decimal, bytes with or without a unit.
+AccessPolicyWindow parse_window(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == ',') {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  if (parts.size() < 3 || parts.size() > 5)
+    throw InputError({"--window"}, text, "expected base,bytes,hit_ratio[,hit_prop[,miss_prop]], e.g. 0x7f0000000000,16MiB,1.0");
+  AccessPolicyWindow w;
+  const std::string& b = parts[0];
+  const bool hex = b.starts_with("0x") || b.starts_with("0X");
+  auto [end, ec] = std::from_chars(b.data() + (hex ? 2 : 0), b.data() + b.size(), w.base, hex ? 16 : 10);
+  if (ec != std::errc() || end != b.data() + b.size()) throw InputError({"--window"}, b, "base address expected (decimal or 0x hex)");
+  w.bytes = parse_bytes_flag("window", parts[1]);
+  try {
+    std::size_t used = 0;
+    w.hit_ratio = std::stod(parts[2], &used);
+    if (used != parts[2].size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw InputError({"--window"}, parts[2], "hit_ratio must be a number in [0, 1]");
+  }
+  if (!(w.hit_ratio >= 0 && w.hit_ratio <= 1)) throw InputError({"--window"}, parts[2], "hit_ratio must be in [0, 1]");
+  if (parts.size() > 3 && !parse_l2_property(parts[3], w.hit_prop))
+    throw InputError({"--window"}, parts[3], "expected normal, streaming or persisting");
+  if (parts.size() > 4 && !parse_l2_property(parts[4], w.miss_prop))
+    throw InputError({"--window"}, parts[4], "expected normal, streaming or persisting");
+  return w;
+}
+
+nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
+  nlohmann::json counters = nlohmann::json::object();
+  nlohmann::json ncu = nlohmann::json::object();
+  for (const SimCounterInfo& i : sim_counter_table()) {
+    counters[std::string(i.name)] = k.counters.*i.field;
+    if (!i.ncu_metric.empty()) ncu[std::string(i.ncu_metric)] = k.counters.*i.field;
+  }
+  const SimCounters& c = k.counters;
+  return {{"arch", arch.name},
+          {"launch", launch_to_json(k.launch)},
+          {"occupancy", {{"blocks_per_sm", k.occupancy.blocks_per_sm},
+                         {"theoretical_warps_per_sm", k.occupancy.active_warps_per_sm},
+                         {"achieved_warps_per_sm", k.achieved_warps_per_sm},
+                         {"l1_capacity", k.occupancy.l1_capacity}}},
+          {"counters", counters},
+          {"ncu", ncu},
+          {"derived",
+           {{"global_ld_sectors_per_request", per(c.global_ld_sectors, c.global_ld_requests)},
+            {"global_st_sectors_per_request", per(c.global_st_sectors, c.global_st_requests)},
+            {"l1_hit_rate_pct", pct(c.l1_sector_hits, c.l1_sector_lookups)},
+            {"l2_hit_rate_pct", pct(c.l2_read_hits + c.l2_write_hits + c.l2_atom_hits,
+                                    c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors)},
+            {"l2_read_hit_rate_pct", pct(c.l2_read_hits, c.l2_read_sectors)},
+            {"shared_ld_wavefronts_per_request", per(c.shared_ld_wavefronts, c.shared_ld_requests)},
+            {"dram_row_hit_rate_pct", pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses)}}}};
+}
+
+void print_human(const Arch& arch, const KernelSim& k) {
+  const SimCounters& c = k.counters;
+  const KernelLaunch& l = k.launch;
+  std::cout << fmt::format("{} on {}: grid {}x{}x{} block {}x{}x{}, {} blocks/SM ({} warps/SM theoretical, {:.1f} achieved), "
+                           "{} wave(s), L1 {}\n",
+                           l.name, arch.name, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                           k.occupancy.blocks_per_sm, k.occupancy.active_warps_per_sm, k.achieved_warps_per_sm, c.waves,
+                           units::format_bytes(k.occupancy.l1_capacity));
+  Table t({"level", "what", "requests", "sectors / wavefronts", "per request", "hit rate", "notes"});
+  auto row = [&](std::string level, std::string what, std::uint64_t req, std::uint64_t units, std::string hit, std::string note) {
+    if (req == 0 && units == 0) return;
+    t.add({std::move(level), std::move(what), std::to_string(req), std::to_string(units), fmt::format("{:.2f}", per(units, req)),
+           std::move(hit), std::move(note)});
+  };
+  const std::string l1_hit = c.l1_sector_lookups == 0 ? "-" : fmt::format("{:.1f}%", pct(c.l1_sector_hits, c.l1_sector_lookups));
+  row("L1", "global loads", c.global_ld_requests, c.global_ld_sectors, l1_hit, "");
+  row("L1", "global stores", c.global_st_requests, c.global_st_sectors, "-", "write-through");
+  row("L1", "global atomics", c.global_atom_requests, c.global_atom_sectors, "-", "at L2");
+  row("L1", "global reductions", c.global_red_requests, c.global_red_sectors, "-", "at L2");
+  row("L1", "local loads", c.local_ld_requests, c.local_ld_sectors, "", "");
+  row("L1", "local stores", c.local_st_requests, c.local_st_sectors, "-", "");
+  row("shared", "loads", c.shared_ld_requests, c.shared_ld_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_ld_bank_conflicts));
+  row("shared", "stores", c.shared_st_requests, c.shared_st_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_st_bank_conflicts));
+  row("constant", "loads", c.constant_requests, c.constant_serialized, "-", "serialized per distinct address");
+  row("L2", "reads", 0, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
+      fmt::format("{:.1f}% far, {} persisting hits", pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors), c.l2_persisting_hits));
+  row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)), "write-back");
+  row("L2", "atomics", 0, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)), "");
+  t.print(std::cout);
+  std::cout << fmt::format("DRAM: {} read, {} written, row hit rate {:.1f}%\n\n", units::format_bytes(c.dram_read_bytes),
+                           units::format_bytes(c.dram_write_bytes), pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));
+}
+
+}  // namespace
+
+int run_simulate(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()                                                                                   //
+      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")            //
+      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                    //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")   //
+      ("window", po::value<std::string>(), "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]]")  //
+      ("set-aside", po::value<std::string>(), "persisting L2 set-aside (bytes or 16MiB)")                 //
+      ("threads", po::value<int>()->default_value(1), "worker threads (results do not depend on it)")    //
+      ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")  //
+      ("json", "machine-readable output")                                                                  //
+      ("csv", "one CSV row per launch");
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  if (!parse("simulate", "TRACE|KERNEL.yaml --arch NAME [--json|--csv] [--window ...]", args, options, pos, vm)) return kExitOk;
+  const Arch arch = load_arch(vm["arch"].as<std::string>());
+  std::vector<ParamOverride> sets;
+  if (vm.count("set") != 0U)
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
+  SimOptions opt;
+  opt.threads = vm["threads"].as<int>();
+  if (opt.threads < 1 || opt.threads > 1024) throw UsageError("memhier simulate: --threads must be 1 to 1024");
+  opt.flush_between_launches = vm.count("keep-cache") == 0U;
+  if (vm.count("window") != 0U) opt.window = parse_window(vm["window"].as<std::string>());
+  if (vm.count("set-aside") != 0U) opt.persisting_set_aside = parse_bytes_flag("set-aside", vm["set-aside"].as<std::string>());
+  auto trace = open_trace(vm["trace"].as<std::string>(), sets);
+  const std::vector<KernelSim> result = simulate(arch, *trace, opt);
+  if (vm.count("json") != 0U) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const KernelSim& k : result) j.push_back(to_json(arch, k));
+    std::cout << j.dump(2) << "\n";
+  } else if (vm.count("csv") != 0U) {
+    std::cout << "kernel,arch";
+    for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << i.name;
+    std::cout << "\n";
+    for (const KernelSim& k : result) {
+      std::cout << k.launch.name << "," << arch.name;
+      for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << k.counters.*i.field;
+      std::cout << "\n";
+    }
+  } else {
+    for (const KernelSim& k : result) print_human(arch, k);
+  }
+  return kExitOk;
+}
+
+}  // namespace memhier::cli
