@@ -1,0 +1,186 @@
+// Simulation against hand-computed counts: coalescing, bank conflicts, broadcast, constant serialization, the L1
+// capacity edge, DRAM fetch granularity, L2 persisting windows, and identical results on any number of threads.
+#include <doctest/doctest.h>
+
+#include "memhier/arch_loader.h"
+#include "memhier/kernel_desc.h"
+#include "memhier/sim.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace memhier;
+
+Arch h100() { return load_arch_file(test::arch_dir() / "h100.yaml"); }
+
+SimCounters run(const Arch& arch, const std::string& yaml, const std::vector<ParamOverride>& sets = {},
+                SimOptions opt = {}) {
+  auto src = load_kernel_description_string(yaml, "sim.yaml", sets);
+  auto result = simulate(arch, *src, opt);
+  REQUIRE(!result.empty());
+  return result.back().counters;
+}
+
+SimCounters run_example(const std::string& name, const std::vector<ParamOverride>& sets, SimOptions opt = {}) {
+  auto src = load_kernel_description(std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / (name + ".yaml"), sets);
+  auto result = simulate(h100(), *src, opt);
+  REQUIRE(result.size() == 1);
+  return result[0].counters;
+}
+
+}  // namespace
+
+TEST_CASE("strided float loads: 4, 8, 16, 32, 32 sectors per request for stride 1, 2, 4, 8, 32") {
+  const std::pair<int, int> cases[] = {{1, 4}, {2, 8}, {4, 16}, {8, 32}, {32, 32}};
+  for (auto [stride, sectors] : cases) {
+    CAPTURE(stride);
+    SimCounters c = run_example("strided_copy", {{"n", "4096"}, {"stride", std::to_string(stride)}});
+    CHECK(c.global_ld_requests == 128);  // 4096 threads / 32
+    CHECK(c.global_ld_sectors == 128U * static_cast<unsigned>(sectors));
+    CHECK(c.global_st_sectors == 128 * 4);
+  }
+}
+
+TEST_CASE("float4 coalesced loads: 16 sectors per request; a misaligned warp: 5") {
+  SimCounters v = run_example("vector_copy", {{"n", "4096"}, {"width", "4"}});
+  CHECK(v.global_ld_requests == 32);  // 1024 threads
+  CHECK(v.global_ld_sectors == 32 * 16);
+  SimCounters m = run_example("misaligned_copy", {{"n", "4096"}, {"offset", "1"}});
+  CHECK(m.global_ld_requests == 128);
+  CHECK(m.global_ld_sectors == 128 * 5);
+  SimCounters a = run_example("misaligned_copy", {{"n", "4096"}, {"offset", "0"}});
+  CHECK(a.global_ld_sectors == 128 * 4);
+}
+
+TEST_CASE("transpose: tile[32][32] column reads are 32-way conflicts, tile[32][33] none") {
+  SimCounters t = run_example("transpose_tiled", {{"n", "64"}});
+  // 4 blocks x 8 warps x 4 iterations of one shared load each
+  CHECK(t.shared_ld_requests == 128);
+  CHECK(t.shared_ld_wavefronts == 128 * 32);
+  CHECK(t.shared_ld_bank_conflicts == 128 * 31);
+  CHECK(t.shared_st_wavefronts == 128);
+  SimCounters p = run_example("transpose_padded", {{"n", "64"}});
+  CHECK(p.shared_ld_wavefronts == 128);
+  CHECK(p.shared_ld_bank_conflicts == 0);
+}
+
+TEST_CASE("shared broadcast, bank-stride conflicts and wide accesses") {
+  const std::string yaml = R"(kernel: s
+params: {stride: 1, width: 1, same: 0}
+launch: {grid: 1, block: 32, registers: 16}
+arrays: {s: {element: 4, length: 4096, space: shared}}
+body:
+  - load: 's[same ? 5 : threadIdx.x * stride * width]'
+    vector: width
+)";
+  auto wavefronts = [&](int stride, int width, int same) {
+    return run(h100(), yaml, {{"stride", std::to_string(stride)}, {"width", std::to_string(width)}, {"same", std::to_string(same)}})
+        .shared_ld_wavefronts;
+  };
+  CHECK(wavefronts(1, 1, 1) == 1);   // broadcast
+  CHECK(wavefronts(1, 1, 0) == 1);
+  CHECK(wavefronts(2, 1, 0) == 2);   // gcd(2, 32)-way
+  CHECK(wavefronts(16, 1, 0) == 16);
+  CHECK(wavefronts(32, 1, 0) == 32);
+  CHECK(wavefronts(3, 1, 0) == 1);   // odd strides are conflict-free
+  CHECK(wavefronts(1, 2, 0) == 2);   // 8-byte: two half-warp phases
+  CHECK(wavefronts(1, 4, 0) == 4);   // 16-byte: four quarter-warp phases
+}
+
+TEST_CASE("constant cache: one access for a broadcast, one per distinct address otherwise") {
+  SimCounters b = run_example("constant_broadcast", {{"n", "256"}, {"k_count", "4"}});
+  CHECK(b.constant_requests == 8 * 4);  // 8 warps x 4 loads
+  CHECK(b.constant_serialized == 8 * 4);
+  SimCounters d = run_example("constant_divergent", {{"n", "256"}, {"k_count", "4"}});
+  CHECK(d.constant_serialized == 8 * 4 * 32);
+}
+
+TEST_CASE("L1 working-set sweep: hits while the buffer fits, none once it exceeds L1") {
+  // One block re-reads a buffer 4 times. L1 without shared memory: the h100 carveout table's smallest size (0) leaves
+  // 256 KiB. Fits: 3 of 4 passes hit. Twice the capacity: LRU evicts every line before its reuse.
+  const std::string yaml = R"(kernel: sweep
+params: {words: 1024}
+launch: {grid: 1, block: 256, registers: 16}
+arrays: {buf: {element: 4, length: words}}
+body:
+  - for: pass
+    to: 4
+    do:
+      - for: k
+        from: threadIdx.x
+        to: words
+        step: 256
+        do:
+          - load: buf[k]
+)";
+  auto rate = [&](int kib) {
+    SimCounters c = run(h100(), yaml, {{"words", std::to_string(kib * 256)}});
+    return static_cast<double>(c.l1_sector_hits) / static_cast<double>(c.l1_sector_lookups);
+  };
+  CHECK(rate(64) == doctest::Approx(0.75));
+  CHECK(rate(192) == doctest::Approx(0.75));
+  CHECK(rate(512) < 0.01);
+}
+
+TEST_CASE("DRAM fetch granularity: isolated sectors cost 64 bytes each, a coalesced stream 32 per sector") {
+  SimCounters s = run_example("strided_copy", {{"n", "4096"}, {"stride", "32"}});
+  CHECK(s.l2_read_sectors == 4096);
+  CHECK(s.l2_read_hits == 0);
+  CHECK(s.dram_read_bytes == 4096 * 64);
+  SimCounters c = run_example("coalesced_copy", {{"n", "4096"}});
+  CHECK(c.dram_read_bytes == 4096 * 4);
+  CHECK(c.l2_read_hits == 0);  // the pair fetched by one request counts as two misses
+  CHECK(c.dram_write_bytes == 0);  // written lines stay in L2 at the end of the kernel
+}
+
+TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream passes, and loses it without") {
+  Arch a = h100();
+  a.l2.size = 512U << 10U;  // a 512 KiB L2 (4 slices of 64 sets x 16 ways) so a small stream can overrun it
+  a.l2.slices = 4;
+  a.l2.persisting_max = 256U << 10U;
+  // 16384 threads, one wave; each thread runs 16 cycles of {16 streaming loads, 1 load of hot[i]}. Warps issue in
+  // lock step (round-robin), so between two reads of a hot line the whole cycle's stream passes: 1 MiB, twice L2.
+  const std::string yaml = R"(kernel: persist
+params: {n: 1 << 14, cycles: 16}
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays:
+  stream: {element: 4, length: 16 * n * cycles}
+  hot: {element: 4, length: n}
+l2:
+  persisting_set_aside: 256KiB
+  windows: [{array: hot, hit_ratio: 1.0, hit_prop: persisting, miss_prop: streaming}]
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - for: c
+    to: cycles
+    do:
+      - for: j
+        to: 16
+        do:
+          - load: stream[(c * n + i) * 16 + j]
+            hint: cg
+      - load: hot[i]
+        hint: cg
+)";
+  // hot: 64 KiB = 2048 sectors read 16 times; with the window every read after the first hits the set-aside.
+  SimCounters with = run(a, yaml);
+  CHECK(with.l2_persisting_hits == 15 * 2048);
+  std::string without_yaml = yaml;
+  without_yaml.replace(without_yaml.find("l2:"), without_yaml.find("body:") - without_yaml.find("l2:"), "");
+  SimCounters without = run(a, without_yaml);
+  CHECK(without.l2_persisting_hits == 0);
+  CHECK(without.l2_read_hits < 15 * 2048 / 4);
+}
+
+TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {
+  for (const char* name : {"transpose_tiled", "random_gather", "histogram_shared"}) {
+    CAPTURE(name);
+    std::vector<ParamOverride> sets;
+    if (std::string(name) == "transpose_tiled") sets = {{"n", "512"}};
+    if (std::string(name) == "random_gather") sets = {{"n", "1 << 16"}, {"m", "1 << 20"}};
+    if (std::string(name) == "histogram_shared") sets = {{"n", "1 << 18"}, {"blocks", "264"}};
+    SimOptions one, two;
+    two.threads = 2;
+    CHECK(run_example(name, sets, one) == run_example(name, sets, two));
+  }
+}
