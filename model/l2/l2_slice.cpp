@@ -19,50 +19,50 @@ void L2Slice::flush(SimCounters& c) {
   });
 }
 
+// One request: some sectors of one line from one warp instruction. A sector that another sector of the same request
+// brings in (through the DRAM fetch granularity) still counts as a miss, as ncu counts it.
 void L2Slice::access(const L2Request& r, SimCounters& c) {
   const CacheGeometry& g = m_spec.geometry;
-  const std::uint64_t sectors_per_line = g.line_bytes / g.sector_bytes;
-  const std::uint64_t line = r.sector / sectors_per_line;
-  const auto bit = 1U << static_cast<unsigned>(r.sector % sectors_per_line);
-  if (static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition) ++c.l2_far_sectors;
-  std::uint32_t slot = m_cache.find(line);
-  const std::uint64_t request = r.order >> 32U;  // sm and warp slot: one instruction
-  if (r.round != m_request_round || request != m_request_id || line != m_request_line) {
-    m_request_round = r.round;
-    m_request_id = request;
-    m_request_line = line;
-    m_valid_before = slot == SectoredCache::kNone ? 0 : m_cache.valid(slot);
-  }
-  const bool hit = slot != SectoredCache::kNone && (m_valid_before & bit) != 0;
+  const std::uint32_t want = r.sectors;
+  const auto n = static_cast<std::uint64_t>(std::popcount(want));
+  if (static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition) c.l2_far_sectors += n;
+  std::uint32_t slot = m_cache.find(r.line);
+  const std::uint32_t before = slot == SectoredCache::kNone ? 0 : m_cache.valid(slot);
+  const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
   switch (r.op) {
-    case L2Op::read: ++c.l2_read_sectors; c.l2_read_hits += hit ? 1 : 0; break;
-    case L2Op::write: ++c.l2_write_sectors; c.l2_write_hits += hit ? 1 : 0; break;
+    case L2Op::read: c.l2_read_sectors += n; c.l2_read_hits += hits; break;
+    case L2Op::write: c.l2_write_sectors += n; c.l2_write_hits += hits; break;
     case L2Op::atom:
-    case L2Op::red: ++c.l2_atom_sectors; c.l2_atom_hits += hit ? 1 : 0; break;
+    case L2Op::red: c.l2_atom_sectors += n; c.l2_atom_hits += hits; break;
   }
   if (slot != SectoredCache::kNone) {
-    if (hit && m_cache.persisting(slot)) ++c.l2_persisting_hits;
+    if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
   } else {
     SectoredCache::Evicted ev;
-    slot = m_cache.insert(line, r.property, ev);
+    slot = m_cache.insert(r.line, r.property, ev);
     if (ev.valid && ev.dirty != 0)
       dram(ev.line * g.line_bytes, static_cast<std::uint64_t>(std::popcount(ev.dirty)) * g.sector_bytes, true, c);
   }
   if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
-    m_cache.valid(slot) |= bit;
-    m_cache.dirty(slot) |= bit;
+    m_cache.valid(slot) |= want;
+    m_cache.dirty(slot) |= want;
     return;
   }
-  if (!hit && (m_cache.valid(slot) & bit) == 0) {  // fetch the aligned group the DRAM granularity brings in
-    const std::uint64_t group = m_spec.fetch_bytes / g.sector_bytes;
-    const std::uint64_t first = (r.sector % sectors_per_line) / group * group;
-    const auto mask = static_cast<std::uint32_t>(((1ULL << group) - 1) << first);
-    dram(r.sector * g.sector_bytes / m_spec.fetch_bytes * m_spec.fetch_bytes, m_spec.fetch_bytes, false, c);
-    m_cache.valid(slot) |= mask & ~m_cache.dirty(slot);
-    m_cache.valid(slot) |= bit;
+  // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
+  const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
+  const std::uint32_t group_mask = (1U << group) - 1U;
+  const auto sectors_per_line = static_cast<unsigned>(g.line_bytes / g.sector_bytes);
+  std::uint32_t missing = want & ~before;
+  for (unsigned first = 0; first < sectors_per_line && missing != 0; first += group) {
+    const std::uint32_t gm = group_mask << first;
+    if ((missing & gm) == 0) continue;
+    missing &= ~gm;
+    dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
+    m_cache.valid(slot) |= gm & ~m_cache.dirty(slot);
   }
-  if (r.op == L2Op::atom || r.op == L2Op::red) m_cache.dirty(slot) |= bit;
+  m_cache.valid(slot) |= want;
+  if (r.op == L2Op::atom || r.op == L2Op::red) m_cache.dirty(slot) |= want;
 }
 
 }  // namespace memhier

@@ -30,10 +30,7 @@ class L2Slice {
   L2SliceSpec m_spec;
   SectoredCache m_cache;
   std::uint64_t m_open_row = ~0ULL;
-  // The sectors of one warp instruction that fall in one line form one L2 request: a sector another sector of the
-  // same request fetched (through the DRAM granularity) still counts as a miss, as ncu counts it.
-  std::uint64_t m_request_round = ~0ULL, m_request_id = ~0ULL, m_request_line = ~0ULL;
-  std::uint32_t m_valid_before = 0;
+
 };
 
 }  // namespace memhier

@@ -9,12 +9,13 @@ namespace memhier {
 
 enum class L2Op : std::uint8_t { read, write, atom, red };
 
-// One sector request. (round, order) sorts requests into the round-robin issue order across all SMs:
-// order = sm << 48 | warp slot << 32 | sector index within the instruction.
+// One request for some sectors of one line. (round, order) sorts requests into the round-robin issue order across all SMs:
+// order = sm << 48 | warp slot << 32 | request index within the instruction.
 struct L2Request {
   std::uint64_t round = 0;
   std::uint64_t order = 0;
-  std::uint64_t sector = 0;  // address / 32
+  std::uint64_t line = 0;    // address / 128
+  std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested
   std::uint16_t sm = 0;
   L2Op op = L2Op::read;
   L2Property property = L2Property::normal;

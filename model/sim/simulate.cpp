@@ -173,16 +173,24 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       std::vector<SimCounters> slice_counters(machine.slices.size());
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int sl = 0; sl < static_cast<int>(machine.slices.size()); ++sl) {
-        std::vector<L2Request> q;
-        for (auto& sm : sms) {
-          auto& v = sm->to_slice[static_cast<std::size_t>(sl)];
-          q.insert(q.end(), v.begin(), v.end());
-          v.clear();
+        // Each SM's list is in (round, order) order and order starts with the SM number, so taking round by round
+        // each SM's requests in SM order replays the global issue order without sorting.
+        L2Slice& slice = machine.slices[static_cast<std::size_t>(sl)];
+        SimCounters& sc = slice_counters[static_cast<std::size_t>(sl)];
+        std::vector<std::size_t> next(sms.size(), 0);
+        std::size_t remaining = 0;
+        for (auto& sm : sms) remaining += sm->to_slice[static_cast<std::size_t>(sl)].size();
+        for (std::uint64_t round = 0; remaining != 0; ++round) {
+          std::uint64_t next_round = ~0ULL;
+          for (std::size_t s = 0; s < sms.size(); ++s) {
+            const auto& v = sms[s]->to_slice[static_cast<std::size_t>(sl)];
+            std::size_t& i = next[s];
+            for (; i < v.size() && v[i].round == round; ++i, --remaining) slice.access(v[i], sc);
+            if (i < v.size()) next_round = std::min(next_round, v[i].round);
+          }
+          if (next_round != ~0ULL) round = next_round - 1;  // skip rounds nobody sent anything in
         }
-        std::sort(q.begin(), q.end(), [](const L2Request& a, const L2Request& b) {
-          return a.round != b.round ? a.round < b.round : a.order < b.order;
-        });
-        for (const L2Request& r : q) machine.slices[static_cast<std::size_t>(sl)].access(r, slice_counters[static_cast<std::size_t>(sl)]);
+        for (auto& sm : sms) sm->to_slice[static_cast<std::size_t>(sl)].clear();
       }
       for (const SimCounters& c : slice_counters) total += c;
     }

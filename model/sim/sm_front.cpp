@@ -11,16 +11,27 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm)
 
 // Slices by an XOR fold of the line address, as the hardware hashes addresses over slices (its exact function is
 // undocumented); consecutive lines spread over all slices.
-int SmFront::slice_of(std::uint64_t sector, int slices) {
-  std::uint64_t line = sector >> 2U;
+int SmFront::slice_of(std::uint64_t line, int slices) {
   line ^= (line >> 7U) ^ (line >> 14U) ^ (line >> 21U);
   return static_cast<int>(line % static_cast<std::uint64_t>(slices));
 }
 
-void SmFront::send(std::uint64_t sector, L2Op op) {
-  const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(sector * 32);
-  to_slice[static_cast<std::size_t>(slice_of(sector, m_spec.slices))].push_back(
-      {m_round, m_order++, sector, static_cast<std::uint16_t>(m_sm), op, p});
+void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
+  const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * 128);
+  to_slice[static_cast<std::size_t>(slice_of(line, m_spec.slices))].push_back(
+      {m_round, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm), op, p});
+}
+
+template <typename F>
+void SmFront::for_lines(F&& f) {
+  int i = 0;
+  while (i < m_sectors.count) {
+    const std::uint64_t line = m_sectors.sector[static_cast<std::size_t>(i)] >> 2U;
+    std::uint32_t mask = 0;
+    for (; i < m_sectors.count && m_sectors.sector[static_cast<std::size_t>(i)] >> 2U == line; ++i)
+      mask |= 1U << (m_sectors.sector[static_cast<std::size_t>(i)] & 3U);
+    f(line, mask);
+  }
 }
 
 void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot,
@@ -74,11 +85,15 @@ void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t roun
 void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a) {
   SimCounters& c = counters;
   if (r.kind == AccessKind::bulk_copy) {  // the TMA engine reads through L2 into shared memory
-    for (std::uint64_t base : a)
-      for (std::uint64_t s = base >> 5U; s < (base + r.bulk_bytes + 31) >> 5U; ++s) {
-        ++c.l1_bypass_sectors;
-        send(s, L2Op::read);
+    for (std::uint64_t base : a) {
+      const std::uint64_t first = base >> 5U, end = (base + r.bulk_bytes + 31) >> 5U;
+      c.l1_bypass_sectors += end - first;
+      for (std::uint64_t line = first >> 2U; line <= (end - 1) >> 2U; ++line) {
+        std::uint32_t mask = 0;
+        for (std::uint64_t s = std::max(first, line * 4); s < std::min(end, line * 4 + 4); ++s) mask |= 1U << (s & 3U);
+        send(line, mask, L2Op::read);
       }
+    }
     return;
   }
   coalesce(a, r.size, m_sectors);
@@ -88,14 +103,13 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
     case AccessKind::store:
       (local ? c.local_st_requests : c.global_st_requests) += 1;
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
-      for (int i = 0; i < m_sectors.count; ++i) {
-        const std::uint64_t s = m_sectors.sector[static_cast<std::size_t>(i)];
+      for_lines([&](std::uint64_t line, std::uint32_t mask) {
         if (m_spec.l1_enabled) {  // write-through: a resident line is updated, a missing one is not allocated
-          const std::uint32_t slot = m_l1.find(s >> 2U);
-          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= 1U << (s & 3U);
+          const std::uint32_t slot = m_l1.find(line);
+          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= mask;
         }
-        send(s, L2Op::write);
-      }
+        send(line, mask, L2Op::write);
+      });
       return;
     case AccessKind::atomic:
     case AccessKind::reduction: {
@@ -103,7 +117,7 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
       (atom ? c.global_atom_requests : c.global_red_requests) += 1;
       (atom ? c.global_atom_sectors : c.global_red_sectors) += sectors;
       c.l1_bypass_sectors += sectors;
-      for (int i = 0; i < m_sectors.count; ++i) send(m_sectors.sector[static_cast<std::size_t>(i)], atom ? L2Op::atom : L2Op::red);
+      for_lines([&](std::uint64_t line, std::uint32_t mask) { send(line, mask, atom ? L2Op::atom : L2Op::red); });
       return;
     }
     case AccessKind::load:
@@ -115,29 +129,25 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
   (local ? c.local_ld_sectors : c.global_ld_sectors) += sectors;
   if (r.hint == CacheHint::cg || !m_spec.l1_enabled) {
     c.l1_bypass_sectors += sectors;
-    for (int i = 0; i < m_sectors.count; ++i) send(m_sectors.sector[static_cast<std::size_t>(i)], L2Op::read);
+    for_lines([&](std::uint64_t line, std::uint32_t mask) { send(line, mask, L2Op::read); });
     return;
   }
   const L2Property l1_property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
-  for (int i = 0; i < m_sectors.count; ++i) {
-    const std::uint64_t s = m_sectors.sector[static_cast<std::size_t>(i)];
-    const std::uint32_t bit = 1U << (s & 3U);
-    ++c.l1_sector_lookups;
-    std::uint32_t slot = m_l1.find(s >> 2U);
-    if (slot != SectoredCache::kNone && (m_l1.valid(slot) & bit) != 0) {
-      ++c.l1_sector_hits;
-      m_l1.touch(slot);
-      continue;
-    }
+  c.l1_sector_lookups += sectors;
+  for_lines([&](std::uint64_t line, std::uint32_t mask) {
+    std::uint32_t slot = m_l1.find(line);
     if (slot == SectoredCache::kNone) {
       SectoredCache::Evicted ev;  // write-through L1: nothing to write back
-      slot = m_l1.insert(s >> 2U, l1_property, ev);
+      slot = m_l1.insert(line, l1_property, ev);
     } else {
       m_l1.touch(slot);
     }
-    m_l1.valid(slot) |= bit;
-    send(s, L2Op::read);
-  }
+    const std::uint32_t missing = mask & ~m_l1.valid(slot);
+    c.l1_sector_hits += static_cast<std::uint64_t>(std::popcount(mask & ~missing));
+    if (missing == 0) return;
+    m_l1.valid(slot) |= missing;
+    send(line, missing, L2Op::read);
+  });
 }
 
 }  // namespace memhier

@@ -27,11 +27,13 @@ class SmFront {
   void issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot, std::uint64_t thread_base);
   SimCounters counters;
   std::vector<std::vector<L2Request>> to_slice;  // per L2 slice, in key order
-  static int slice_of(std::uint64_t sector, int slices);
+  static int slice_of(std::uint64_t line, int slices);
 
  private:
   void global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
-  void send(std::uint64_t sector, L2Op op);
+  void send(std::uint64_t line, std::uint32_t sectors, L2Op op);
+  template <typename F>
+  void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
 
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;

@@ -1,0 +1,123 @@
+// Simulation speed (warp memory instructions per second through coalescer + L1 + L2 + DRAM) on a streaming and a
+// random-gather trace read from .mht files, on 1 and 2 threads; and a 1-billion-access streaming run whose peak
+// memory is reported (max RSS), to show memory stays bounded by cache state plus one wave of blocks.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <map>
+
+#include "memhier/arch_loader.h"
+#include "memhier/kernel_desc.h"
+#include "memhier/mht.h"
+#include "memhier/sim.h"
+
+namespace {
+
+using namespace memhier;
+namespace fs = std::filesystem;
+
+const Arch& h100() {
+  static const Arch arch = load_arch_file(fs::path(MEMHIER_BENCH_ARCH_DIR) / "h100.yaml");
+  return arch;
+}
+
+fs::path trace_file(const std::string& example, const std::vector<ParamOverride>& sets) {
+  static std::map<std::string, fs::path> cache;
+  auto it = cache.find(example);
+  if (it != cache.end()) return it->second;
+  fs::path p = fs::temp_directory_path() / ("memhier_bench_sim_" + example + ".mht");
+  auto src = load_kernel_description(fs::path(MEMHIER_BENCH_TRACES_DIR) / "examples" / (example + ".yaml"), sets);
+  MhtWriter w(p);
+  KernelLaunch k;
+  BlockTrace b;
+  while (src->next_kernel(k)) {
+    w.begin_kernel(k);
+    while (src->next_block(b)) w.add_block(b);
+  }
+  w.close();
+  return cache.emplace(example, p).first->second;
+}
+
+void sim(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {
+  const fs::path p = trace_file(example, sets);
+  SimOptions opt;
+  opt.threads = static_cast<int>(state.range(0));
+  std::uint64_t instr = 0;
+  for (auto _ : state) {
+    MhtReader r(p);
+    auto result = simulate(h100(), r, opt);
+    instr = result[0].counters.warp_instructions - result[0].counters.barriers;
+    benchmark::DoNotOptimize(result);
+  }
+  state.counters["warp_mem_instr_per_s"] =
+      benchmark::Counter(static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+// A streaming copy generated on the fly: y[i] = x[i], 2 warp instructions of 32 lanes per warp.
+class SyntheticCopy final : public TraceSource {
+ public:
+  explicit SyntheticCopy(std::uint64_t lane_accesses) : m_blocks(lane_accesses / 2 / 256) {}
+  bool next_kernel(KernelLaunch& k) override {
+    if (m_done) return false;
+    m_done = true;
+    k = {};
+    k.name = "synthetic_copy";
+    k.grid = {static_cast<std::uint32_t>(m_blocks), 1, 1};
+    k.block = {256, 1, 1};
+    k.registers_per_thread = 16;
+    return true;
+  }
+  bool next_block(BlockTrace& b) override {
+    if (m_next == m_blocks) return false;
+    b.clear();
+    b.index = {static_cast<std::uint32_t>(m_next), 0, 0};
+    for (std::uint64_t w = 0; w < 8; ++w) {
+      b.begin_warp();
+      const std::uint64_t i = (m_next * 256 + w * 32) * 4;
+      for (int op = 0; op < 2; ++op) {
+        WarpRecord r;
+        r.pc = 16 * static_cast<std::uint32_t>(op + 1);
+        r.active_mask = 0xFFFFFFFFU;
+        r.kind = op == 0 ? AccessKind::load : AccessKind::store;
+        std::array<std::uint64_t, 32> a{};
+        const std::uint64_t base = (op == 0 ? 0x7f0000000000ULL : 0x7f8000000000ULL) + i;
+        for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + 4 * l;
+        b.add(r, a);
+      }
+    }
+    ++m_next;
+    return true;
+  }
+
+ private:
+  std::uint64_t m_blocks;
+  std::uint64_t m_next = 0;
+  bool m_done = false;
+};
+
+void BM_SimStreaming(benchmark::State& s) { sim(s, "coalesced_copy", {{"n", "1 << 23"}}); }
+void BM_SimRandomGather(benchmark::State& s) { sim(s, "random_gather", {{"n", "1 << 21"}, {"m", "1 << 24"}}); }
+void BM_SimTransposeTiled(benchmark::State& s) { sim(s, "transpose_tiled", {{"n", "2048"}}); }
+
+void BM_SimBillionAccesses(benchmark::State& state) {
+  for (auto _ : state) {
+    SyntheticCopy src(1000000000ULL);
+    auto result = simulate(h100(), src, {});
+    benchmark::DoNotOptimize(result);
+    state.counters["lane_accesses"] = static_cast<double>(result[0].counters.global_ld_sectors * 8 + result[0].counters.global_st_sectors * 8);
+    state.counters["warp_mem_instr_per_s"] =
+        benchmark::Counter(static_cast<double>(result[0].counters.warp_instructions), benchmark::Counter::kIsRate);
+  }
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  state.counters["max_rss_MiB"] = static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+}  // namespace
+
+BENCHMARK(BM_SimStreaming)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimRandomGather)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimTransposeTiled)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimBillionAccesses)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK_MAIN();
