@@ -14,7 +14,7 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
 
 void L2Slice::flush(SimCounters& c) {
   const std::uint64_t line_bytes = m_spec.geometry.line_bytes;
-  m_cache.flush([&](std::uint64_t line, std::uint32_t dirty) {
+  m_cache.flush([&](std::uint64_t line, std::uint8_t dirty) {
     dram(line * line_bytes, static_cast<std::uint64_t>(std::popcount(dirty)) * m_spec.geometry.sector_bytes, true, c);
   });
 }
@@ -27,7 +27,7 @@ void L2Slice::access(const L2Request& r, SimCounters& c) {
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition) c.l2_far_sectors += n;
   std::uint32_t slot = m_cache.find(r.line);
-  const std::uint32_t before = slot == SectoredCache::kNone ? 0 : m_cache.valid(slot);
+  const std::uint32_t before = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
   const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
   switch (r.op) {
     case L2Op::read: c.l2_read_sectors += n; c.l2_read_hits += hits; break;
@@ -35,18 +35,18 @@ void L2Slice::access(const L2Request& r, SimCounters& c) {
     case L2Op::atom:
     case L2Op::red: c.l2_atom_sectors += n; c.l2_atom_hits += hits; break;
   }
-  if (slot != SectoredCache::kNone) {
+  if (slot != SetCache::kNone) {
     if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
   } else {
-    SectoredCache::Evicted ev;
+    SetCache::Evicted ev;
     slot = m_cache.insert(r.line, r.property, ev);
     if (ev.valid && ev.dirty != 0)
       dram(ev.line * g.line_bytes, static_cast<std::uint64_t>(std::popcount(ev.dirty)) * g.sector_bytes, true, c);
   }
   if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
-    m_cache.valid(slot) |= want;
-    m_cache.dirty(slot) |= want;
+    m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
+    m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
@@ -59,10 +59,10 @@ void L2Slice::access(const L2Request& r, SimCounters& c) {
     if ((missing & gm) == 0) continue;
     missing &= ~gm;
     dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
-    m_cache.valid(slot) |= gm & ~m_cache.dirty(slot);
+    m_cache.valid(slot) |= static_cast<std::uint8_t>(gm & ~static_cast<std::uint32_t>(m_cache.dirty(slot)));
   }
-  m_cache.valid(slot) |= want;
-  if (r.op == L2Op::atom || r.op == L2Op::red) m_cache.dirty(slot) |= want;
+  m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
+  if (r.op == L2Op::atom || r.op == L2Op::red) m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
 }
 
 }  // namespace memhier

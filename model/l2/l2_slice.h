@@ -1,7 +1,7 @@
 #pragma once
 // One L2 slice: sectored, write-back with dirty sectors, residency control through its cache's persisting ways, and
 // the DRAM traffic its misses and write-backs cause (fetch granularity from the arch).
-#include "../cache/sectored_cache.h"
+#include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
 #include "memhier/sim.h"
 
@@ -28,7 +28,7 @@ class L2Slice {
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c);
 
   L2SliceSpec m_spec;
-  SectoredCache m_cache;
+  SetCache m_cache;
   std::uint64_t m_open_row = ~0ULL;
 
 };

@@ -1,0 +1,62 @@
+#pragma once
+// A sectored set-associative cache for modest associativity (the L2 slices): each set's ways sit together in memory
+// (16 bytes a way), so a lookup reads one set and nothing else. LRU by access stamps; persisting lines may hold at most
+// `persisting_ways` of a set, other lines every way no persisting line holds; streaming lines enter as least recent.
+#include <cstdint>
+#include <vector>
+
+#include "memhier/trace.h"
+#include "sectored_cache.h"
+
+namespace memhier {
+
+class SetCache {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+  using Evicted = SectoredCache::Evicted;
+
+  explicit SetCache(const CacheGeometry& g) : m_g(g), m_ways(std::size_t{g.sets} * g.ways), m_persist(g.sets, 0) {}
+
+  [[nodiscard]] std::uint32_t find(std::uint64_t line) const {
+    const std::uint32_t base = set_of(line) * m_g.ways;
+    for (std::uint32_t w = 0; w < m_g.ways; ++w) {
+      const Way& x = m_ways[base + w];
+      if (x.kind != kFree && x.tag == line) return base + w;
+    }
+    return kNone;
+  }
+  void touch(std::uint32_t slot) { m_ways[slot].stamp = ++m_clock; }
+  std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
+  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_ways[slot].valid; }
+  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_ways[slot].dirty; }
+  [[nodiscard]] bool persisting(std::uint32_t slot) const { return m_ways[slot].kind == kPersist; }
+  void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
+  void demote_persisting();
+  template <typename F>
+  void flush(F&& on_dirty) {
+    for (Way& w : m_ways) {
+      if (w.kind != kFree && w.dirty != 0) on_dirty(w.tag, w.dirty);
+      w = Way{};
+    }
+    std::fill(m_persist.begin(), m_persist.end(), 0);
+  }
+
+ private:
+  enum Kind : std::uint8_t { kFree = 0, kNormal = 1, kPersist = 2 };
+  struct Way {
+    std::uint64_t tag = 0;
+    std::uint32_t stamp = 0;
+    std::uint8_t valid = 0, dirty = 0;
+    Kind kind = kFree;
+  };
+  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const { return static_cast<std::uint32_t>(line % m_g.sets); }
+  [[nodiscard]] std::uint32_t oldest(std::uint32_t base, Kind kind) const;
+
+  CacheGeometry m_g;
+  std::vector<Way> m_ways;
+  std::vector<std::uint16_t> m_persist;  // persisting lines per set
+  std::uint32_t m_persisting_ways = 0;
+  std::uint32_t m_clock = 0;
+};
+
+}  // namespace memhier
