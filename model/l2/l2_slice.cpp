@@ -23,12 +23,29 @@ void L2Slice::flush(SimCounters& c) {
 // brings in (through the DRAM fetch granularity) still counts as a miss, as ncu counts it.
 void L2Slice::access(const L2Request& r, SimCounters& c) {
   const CacheGeometry& g = m_spec.geometry;
-  const std::uint32_t want = r.sectors;
-  const auto n = static_cast<std::uint64_t>(std::popcount(want));
-  if (static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition) c.l2_far_sectors += n;
+  const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
+  const std::uint32_t group_mask = (1U << group) - 1U;
+  const auto sectors_per_line = static_cast<unsigned>(g.line_bytes / g.sector_bytes);
+  std::uint32_t want = r.sectors;
+  const bool far = static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition;
+  std::uint64_t n = static_cast<std::uint64_t>(std::popcount(want));
   std::uint32_t slot = m_cache.find(r.line);
   const std::uint32_t before = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
-  const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
+  std::uint64_t hits = static_cast<std::uint64_t>(std::popcount(want & before));
+  if (far) {
+    // A request for the other partition's slice is looked up on the near side first (a miss there), then travels
+    // in whole fetch granules: ncu counts both lookups (H100: lts sectors = 1.5x the L1 sectors for full lines,
+    // 2.0x for isolated sectors; validate/results/h100-2026-11-22/sim_check).
+    std::uint32_t promoted = 0;
+    if (r.op != L2Op::write)
+      for (unsigned first = 0; first < sectors_per_line; first += group)
+        if ((want & (group_mask << first)) != 0) promoted |= group_mask << first;
+    if (promoted == 0) promoted = want;
+    c.l2_far_sectors += static_cast<std::uint64_t>(std::popcount(promoted));
+    n += static_cast<std::uint64_t>(std::popcount(promoted));
+    hits = static_cast<std::uint64_t>(std::popcount(promoted & before));
+    want = promoted;
+  }
   switch (r.op) {
     case L2Op::read: c.l2_read_sectors += n; c.l2_read_hits += hits; break;
     case L2Op::write: c.l2_write_sectors += n; c.l2_write_hits += hits; break;
@@ -50,9 +67,6 @@ void L2Slice::access(const L2Request& r, SimCounters& c) {
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
-  const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
-  const std::uint32_t group_mask = (1U << group) - 1U;
-  const auto sectors_per_line = static_cast<unsigned>(g.line_bytes / g.sector_bytes);
   std::uint32_t missing = want & ~before;
   for (unsigned first = 0; first < sectors_per_line && missing != 0; first += group) {
     const std::uint32_t gm = group_mask << first;

@@ -1,0 +1,81 @@
+// Kernels written exactly as traces/examples describe them, launched once each with the parameters in
+// validate/sim_check/cases.txt, so `ncu` counters can be compared with `memhier simulate` on the same descriptions.
+// Inputs are zero-filled (the counted traffic does not depend on values); random indices come from memhier's urand.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "../probe/cuda_check.h"
+#include "memhier/urand.h"
+
+__global__ void strided_copy(const float* x, float* y, long long n, int stride) {
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = x[i * stride];
+}
+__global__ void misaligned_copy(const float* x, float* y, long long n, int offset) {
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = x[i + offset];
+}
+__global__ void vector_copy4(const float4* x, float4* y, long long n4) {
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n4) y[i] = x[i];
+}
+__global__ void coalesced_copy(const float* x, float* y, long long n) {
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+template <int kPitch>
+__global__ void transpose(const float* in, float* out, int n) {
+  __shared__ float tile[32 * kPitch];
+  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8) tile[(threadIdx.y + j) * kPitch + threadIdx.x] = in[(y + j) * n + x];
+  __syncthreads();
+  x = blockIdx.y * 32 + threadIdx.x;
+  y = blockIdx.x * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8) out[(y + j) * n + x] = tile[threadIdx.x * kPitch + threadIdx.y + j];
+}
+__global__ void random_gather(const int* idx, const float* in, float* out, long long n) {
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = in[idx[i]];
+}
+__global__ void matmul_naive(const float* A, const float* B, float* C, int n) {
+  int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  if (row < n && col < n) {
+    float acc = 0;
+    for (int k = 0; k < n; ++k) acc += A[row * n + k] * B[k * n + col];
+    C[row * n + col] = acc;
+  }
+}
+
+int main() {
+  const size_t big = size_t{1} << 30;  // 1 GiB each: stride 32 over 4 Mi floats reads 512 MiB
+  float *a = nullptr, *b = nullptr;
+  CHECK(cudaMalloc(&a, big));
+  CHECK(cudaMalloc(&b, big));
+  CHECK(cudaMemset(a, 0, big));
+  const long long n = 1 << 22;
+  for (int stride : {1, 2, 4, 8, 32}) {
+    strided_copy<<<static_cast<unsigned>(n / 256), 256>>>(a, b, n, stride);
+  }
+  misaligned_copy<<<static_cast<unsigned>(n / 256), 256>>>(a, b, n, 1);
+  vector_copy4<<<static_cast<unsigned>(n / 4 / 256), 256>>>(reinterpret_cast<float4*>(a), reinterpret_cast<float4*>(b), n / 4);
+  coalesced_copy<<<static_cast<unsigned>((1 << 24) / 256), 256>>>(a, b, 1 << 24);
+  transpose<32><<<dim3(2048 / 32, 2048 / 32), dim3(32, 8)>>>(a, b, 2048);
+  transpose<33><<<dim3(2048 / 32, 2048 / 32), dim3(32, 8)>>>(a, b, 2048);
+  {
+    const long long gn = 1 << 22, m = 1 << 24;
+    std::vector<int> idx(static_cast<size_t>(gn));
+    for (long long i = 0; i < gn; ++i) idx[static_cast<size_t>(i)] = static_cast<int>(memhier::urand(1, static_cast<unsigned long long>(i), 0, m));
+    int* d_idx = nullptr;
+    CHECK(cudaMalloc(&d_idx, idx.size() * sizeof(int)));
+    CHECK(cudaMemcpy(d_idx, idx.data(), idx.size() * sizeof(int), cudaMemcpyHostToDevice));
+    random_gather<<<static_cast<unsigned>(gn / 256), 256>>>(d_idx, a, b, gn);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaFree(d_idx));
+  }
+  matmul_naive<<<dim3(512 / 16, 512 / 16), dim3(16, 16)>>>(a, a + (1 << 20), b, 512);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("sim_check: all kernels ran\n");
+  return 0;
+}
