@@ -191,3 +191,26 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
   CHECK(memhier("trace gen").rc == 2);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") {
+  Result t = memhier(fmt::format("simulate {}/transpose_tiled.yaml --arch {}/h100.yaml --set n=64", kExamples, kArchs));
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("3968 bank conflicts") != std::string::npos);  // 128 shared loads x (32 - 1) wavefronts
+  Result j = memhier(fmt::format("simulate {}/strided_copy.yaml --arch h100 --set n=4096 --set stride=2 --json", kExamples));
+  REQUIRE(j.rc == 0);
+  auto sim = nlohmann::json::parse(j.out)[0];
+  CHECK(sim["ncu"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 1024);  // 128 requests x 8 sectors
+  CHECK(sim["derived"]["global_ld_sectors_per_request"] == 8.0);
+  CHECK(sim["occupancy"]["blocks_per_sm"] == 8);
+  Result c = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --set n=4096 --csv", kExamples));
+  CHECK(c.rc == 0);
+  CHECK(c.out.starts_with("kernel,arch,global_ld_requests,"));
+  Result w = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --set n=4096 --window 0x7f0000000000,16KiB,1.0 "
+                                 "--set-aside 1MiB --json", kExamples));
+  CHECK(w.rc == 0);
+  Result bad = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --window 12,xx,1", kExamples));
+  CHECK(bad.rc == 2);
+  CHECK(bad.err.find("window") != std::string::npos);
+  CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch nosuch", kExamples)).rc == 2);
+  CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --threads 0", kExamples)).rc == 2);
+}
