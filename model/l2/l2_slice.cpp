@@ -28,10 +28,10 @@ void L2Slice::access(const L2Request& r, SimCounters& c) {
   const auto sectors_per_line = static_cast<unsigned>(g.line_bytes / g.sector_bytes);
   std::uint32_t want = r.sectors;
   const bool far = static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition;
-  std::uint64_t n = static_cast<std::uint64_t>(std::popcount(want));
+  auto n = static_cast<std::uint64_t>(std::popcount(want));
   std::uint32_t slot = m_cache.find(r.line);
   const std::uint32_t before = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
-  std::uint64_t hits = static_cast<std::uint64_t>(std::popcount(want & before));
+  auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
   if (far) {
     // A request for the other partition's slice is looked up on the near side first (a miss there), then travels
     // in whole fetch granules: ncu counts both lookups (H100: lts sectors = 1.5x the L1 sectors for full lines,

@@ -135,6 +135,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.threads_in_grid = launch.grid.count() * launch.block.count();
     spec.slices = arch.l2.slices;
     std::vector<std::unique_ptr<SmFront>> sms;
+    sms.reserve(static_cast<std::size_t>(num_sms));
     for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
