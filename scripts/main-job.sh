@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# The bundled default report: the architecture table and occupancy of typical launch shapes on H100.
+# The bundled default report: predicted time of every example kernel in traces/examples on H100 (what binds each one),
+# then the full breakdown of one kernel. Usage: main-job.sh [path/to/memhier]
 set -euo pipefail
 memhier=${1:-memhier}
-echo "== Architectures =="
-"$memhier" archs list
+root=$(cd "$(dirname "$0")/.." && pwd)
+threads=$(nproc 2>/dev/null || echo 2)
+echo "== Predicted time of the example kernels on H100 (traces/examples, default sizes) =="
+"$memhier" predict "$root"/traces/examples/*.yaml --arch h100 --threads "$threads"
 echo
-for shape in "256 32 0" "128 64 32KiB" "1024 64 0" "256 128 48KiB" "64 40 0"; do
-  read -r threads regs smem <<<"$shape"
-  echo "== Occupancy on h100: $threads threads, $regs registers, $smem static shared memory =="
-  "$memhier" occupancy --arch h100 --threads "$threads" --regs "$regs" --smem "$smem"
-  echo
-done
+echo "== Breakdown: shared-memory transpose with a 32x32 tile (bank conflicts) =="
+"$memhier" predict "$root/traces/examples/transpose_tiled.yaml" --arch h100 --threads "$threads"

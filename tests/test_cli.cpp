@@ -214,3 +214,20 @@ TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") 
   CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch nosuch", kExamples)).rc == 2);
   CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --threads 0", kExamples)).rc == 2);
 }
+
+TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
+  Result one = memhier(fmt::format("predict {}/transpose_tiled.yaml --arch h100 --set n=1024", kExamples));
+  CHECK(one.rc == 0);
+  CHECK(one.out.find("shared-memory-bound") != std::string::npos);
+  CHECK(one.out.find("resource") != std::string::npos);
+  Result many = memhier(fmt::format("predict {0}/transpose_tiled.yaml {0}/transpose_padded.yaml --arch h100,b200 --set n=256",
+                                    kExamples));
+  CHECK(many.rc == 0);
+  CHECK(many.out.find("transpose_padded  b200") != std::string::npos);
+  Result j = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=1048576 --json", kExamples));
+  REQUIRE(j.rc == 0);
+  auto p = nlohmann::json::parse(j.out)[0];
+  CHECK(p["seconds"].get<double>() > p["launch_seconds"].get<double>());
+  CHECK(p["terms"].size() == 7);
+  CHECK(memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,nosuch", kExamples)).rc == 2);
+}

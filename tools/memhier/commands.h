@@ -8,5 +8,6 @@ int run_archs(const std::vector<std::string>& args);
 int run_occupancy(const std::vector<std::string>& args);
 int run_trace(const std::vector<std::string>& args);
 int run_simulate(const std::vector<std::string>& args);
+int run_predict(const std::vector<std::string>& args);
 
 }  // namespace memhier::cli

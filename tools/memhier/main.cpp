@@ -23,6 +23,7 @@ constexpr std::array kCommands{
     Command{"occupancy", "theoretical occupancy of a launch on an architecture", memhier::cli::run_occupancy},
     Command{"trace", "generate, inspect and convert traces", memhier::cli::run_trace},
     Command{"simulate", "counts per memory level for a trace on an architecture", memhier::cli::run_simulate},
+    Command{"predict", "predicted kernel time, binding resource and breakdown", memhier::cli::run_predict},
 };
 
 void print_usage(std::ostream& out) {

@@ -1,0 +1,33 @@
+#pragma once
+// Timing model, first version (DESIGN.md "Timing model"): simulated counts + launch facts + arch -> seconds.
+// time = launch overhead + max(throughput terms, latency term). Every constant is an arch parameter.
+#include <string>
+#include <vector>
+
+#include "memhier/arch.h"
+#include "memhier/sim.h"
+
+namespace memhier {
+
+struct TimeTerm {
+  std::string name;    // dram, l2, l1, shared, constant, issue, latency
+  double seconds = 0;  // the time this resource alone needs
+  std::string detail;  // what it was computed from
+};
+
+struct Prediction {
+  std::string kernel;
+  double seconds = 0;         // predicted kernel time including launch overhead
+  double launch_seconds = 0;
+  std::vector<TimeTerm> terms;
+  std::string bound;          // name of the term that sets the time
+  std::string explanation;    // e.g. "DRAM-bound at 96% of effective bandwidth"
+  double dram_bandwidth = 0;  // achieved DRAM bytes/s over the predicted time
+  int active_sms = 0;
+  double warps_per_sm = 0;    // achieved resident warps
+  double warps_needed = 0;    // resident warps per SM that would hide latency behind the binding throughput term
+};
+
+Prediction predict(const Arch& arch, const KernelSim& sim);
+
+}  // namespace memhier

@@ -1,0 +1,137 @@
+// `memhier predict TRACE|KERNEL.yaml... --arch NAME[,NAME...]`: predicted time, the binding resource, a per-level
+// breakdown; several kernels or architectures give a comparison table.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "memhier/arch_loader.h"
+#include "memhier/error.h"
+#include "memhier/timing.h"
+#include "memhier/trace_io.h"
+#include "memhier/trace_json.h"
+#include "memhier/units.h"
+#include "table.h"
+
+namespace memhier::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == ',') {
+      if (i > start) out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+struct Row {
+  std::string trace;
+  Arch arch;
+  KernelSim sim;
+  Prediction p;
+};
+
+nlohmann::json to_json(const Row& r) {
+  nlohmann::json terms = nlohmann::json::array();
+  for (const TimeTerm& t : r.p.terms) terms.push_back({{"name", t.name}, {"seconds", t.seconds}, {"detail", t.detail}});
+  nlohmann::json counters = nlohmann::json::object();
+  for (const SimCounterInfo& i : sim_counter_table()) counters[std::string(i.name)] = r.sim.counters.*i.field;
+  return {{"trace", r.trace},
+          {"arch", r.arch.name},
+          {"kernel", r.p.kernel},
+          {"seconds", r.p.seconds},
+          {"launch_seconds", r.p.launch_seconds},
+          {"bound", r.p.bound},
+          {"explanation", r.p.explanation},
+          {"terms", terms},
+          {"dram_bandwidth", r.p.dram_bandwidth},
+          {"active_sms", r.p.active_sms},
+          {"achieved_warps_per_sm", r.p.warps_per_sm},
+          {"warps_needed_per_sm", r.p.warps_needed},
+          {"occupancy", {{"blocks_per_sm", r.sim.occupancy.blocks_per_sm},
+                         {"theoretical_warps_per_sm", r.sim.occupancy.active_warps_per_sm}}},
+          {"launch", launch_to_json(r.sim.launch)},
+          {"counters", counters}};
+}
+
+void print_detail(const Row& r) {
+  std::cout << fmt::format("{} on {} ({}): {}\n  {}\n", r.p.kernel, r.arch.name, r.arch.full_name,
+                           units::format_duration(r.p.seconds), r.p.explanation);
+  std::cout << fmt::format("  occupancy {} blocks/SM, {:.1f} warps/SM achieved on {} SMs; DRAM {} achieved\n\n",
+                           r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.p.active_sms,
+                           units::format_bandwidth(r.p.dram_bandwidth));
+  Table t({"resource", "time", "share", "from"});
+  for (const TimeTerm& term : r.p.terms)
+    t.add({term.name, units::format_duration(term.seconds),
+           fmt::format("{:.0f}%", r.p.seconds > 0 ? 100 * term.seconds / r.p.seconds : 0.0), term.detail});
+  t.add({"launch", units::format_duration(r.p.launch_seconds), "", "arch launch.overhead"});
+  t.print(std::cout);
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int run_predict(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()                                                                                  //
+      ("trace", po::value<std::vector<std::string>>()->required(), "traces: kernel .yaml, .mht, Accel-Sim")  //
+      ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")  //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")  //
+      ("threads", po::value<int>()->default_value(1), "simulation threads (results do not depend on it)")  //
+      ("json", "machine-readable output")                                                                 //
+      ("csv", "one CSV row per kernel and architecture");
+  po::positional_options_description pos;
+  pos.add("trace", -1);
+  po::variables_map vm;
+  if (!parse("predict", "TRACE|KERNEL.yaml... --arch NAME[,NAME...] [--json|--csv]", args, options, pos, vm)) return kExitOk;
+  std::vector<ParamOverride> sets;
+  if (vm.count("set") != 0U)
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
+  SimOptions opt;
+  opt.threads = vm["threads"].as<int>();
+  if (opt.threads < 1 || opt.threads > 1024) throw UsageError("memhier predict: --threads must be 1 to 1024");
+  std::vector<Arch> archs;
+  for (const std::string& a : split(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
+  if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");
+  std::vector<Row> rows;
+  std::vector<std::string> caveats;
+  for (const std::string& trace : vm["trace"].as<std::vector<std::string>>()) {
+    for (const Arch& arch : archs) {
+      auto source = open_trace(trace, sets);
+      for (KernelSim& k : simulate(arch, *source, opt)) {
+        if (!k.launch.captured_arch.empty() && k.launch.captured_arch != arch.name)
+          caveats.push_back(fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
+                                        "instruction stream (code compiled for another GPU may differ)",
+                                        k.launch.name, k.launch.captured_arch, arch.name));
+        Prediction p = predict(arch, k);
+        rows.push_back({trace, arch, std::move(k), std::move(p)});
+      }
+    }
+  }
+  if (vm.count("json") != 0U) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const Row& r : rows) j.push_back(to_json(r));
+    std::cout << j.dump(2) << "\n";
+  } else if (vm.count("csv") != 0U) {
+    std::cout << "kernel,arch,seconds,bound,dram_bandwidth,blocks_per_sm,achieved_warps_per_sm\n";
+    for (const Row& r : rows)
+      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f}\n", r.p.kernel, r.arch.name, r.p.seconds, r.p.bound,
+                               r.p.dram_bandwidth, r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm);
+  } else if (rows.size() == 1) {
+    print_detail(rows[0]);
+  } else {
+    Table t({"kernel", "arch", "predicted", "bound", "DRAM achieved", "warps/SM", "why"});
+    for (const Row& r : rows)
+      t.add({r.p.kernel, r.arch.name, units::format_duration(r.p.seconds), r.p.bound,
+             units::format_bandwidth(r.p.dram_bandwidth), fmt::format("{:.1f}", r.p.warps_per_sm), r.p.explanation});
+    t.print(std::cout);
+  }
+  for (const std::string& c : caveats) std::cerr << "note: " << c << "\n";
+  return kExitOk;
+}
+
+}  // namespace memhier::cli
