@@ -24,20 +24,20 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   p.active_sms = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(arch.sm.count), std::max<std::uint64_t>(c.blocks, 1)));
   const double sms = p.active_sms;
   p.warps_per_sm = std::max(sim.achieved_warps_per_sm, 1.0);
-  const double sector = static_cast<double>(arch.l1.sector);
+  const auto sector = static_cast<double>(arch.l1.sector);
 
-  const double dram_bytes = static_cast<double>(c.dram_read_bytes + c.dram_write_bytes);
+  const auto dram_bytes = static_cast<double>(c.dram_read_bytes + c.dram_write_bytes);
   p.terms.push_back({"dram", safe_div(dram_bytes, arch.dram.effective_bandwidth),
                      fmt::format("{} at {}", megabytes(c.dram_read_bytes + c.dram_write_bytes),
                                  units::format_bandwidth(arch.dram.effective_bandwidth))});
-  const double l2_sectors = static_cast<double>(c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors - c.l2_far_sectors);
+  const auto l2_sectors = static_cast<double>(c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors - c.l2_far_sectors);
   p.terms.push_back({"l2", safe_div(l2_sectors * sector, arch.l2.bandwidth),
                      fmt::format("{:.0f} sectors at {}", l2_sectors, units::format_bandwidth(arch.l2.bandwidth))});
-  const double l1_sectors = static_cast<double>(c.global_ld_sectors + c.global_st_sectors + c.local_ld_sectors +
+  const auto l1_sectors = static_cast<double>(c.global_ld_sectors + c.global_st_sectors + c.local_ld_sectors +
                                                 c.local_st_sectors + c.global_atom_sectors + c.global_red_sectors);
   p.terms.push_back({"l1", safe_div(l1_sectors * sector, arch.l1.bandwidth_bytes_per_clock * clock * sms),
                      fmt::format("{:.0f} sectors at {} B/clk on {} SMs", l1_sectors, arch.l1.bandwidth_bytes_per_clock, p.active_sms)});
-  const double wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts);
+  const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts);
   const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
                            static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
   p.terms.push_back({"shared", safe_div(wavefronts, per_clock * clock * sms),
@@ -45,23 +45,23 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
                                  c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, p.active_sms)});
   p.terms.push_back({"constant", safe_div(static_cast<double>(c.constant_serialized), clock * sms),
                      fmt::format("{} serialized constant accesses", c.constant_serialized)});
-  const double issued = static_cast<double>(c.warp_instructions + c.work);
+  const auto issued = static_cast<double>(c.warp_instructions + c.work);
   p.terms.push_back({"issue", safe_div(issued, static_cast<double>(arch.sm.sub_partitions) * clock * sms),
                      fmt::format("{:.0f} warp instructions on {} schedulers per SM", issued, arch.sm.sub_partitions)});
 
   // Latency: a warp waits for its loads; stores do not stall it. Each load instruction costs the latency of the level
   // that served its sectors (weighted by where sectors were served); resident warps overlap their waits.
-  const double loads = static_cast<double>(c.global_ld_requests + c.local_ld_requests + c.global_atom_requests);
-  const double lookups = static_cast<double>(c.l1_sector_lookups + c.l1_bypass_sectors);
+  const auto loads = static_cast<double>(c.global_ld_requests + c.local_ld_requests + c.global_atom_requests);
+  const auto lookups = static_cast<double>(c.l1_sector_lookups + c.l1_bypass_sectors);
   const double l1_hit = safe_div(static_cast<double>(c.l1_sector_hits), lookups);
-  const double l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors);
+  const auto l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors);
   const double l2_hit = safe_div(static_cast<double>(c.l2_read_hits + c.l2_atom_hits), l2_reads);
   const double l2_latency = (arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2;
   const double miss_latency = l2_hit * l2_latency + (1 - l2_hit) * arch.dram.latency_cycles;
   const double load_latency = l1_hit * arch.l1.latency_cycles + (1 - l1_hit) * miss_latency;
-  const double shared_loads = static_cast<double>(c.shared_ld_requests);
+  const auto shared_loads = static_cast<double>(c.shared_ld_requests);
   const double shared_cycles = shared_loads * arch.shared_memory.latency_cycles + static_cast<double>(c.shared_ld_bank_conflicts);
-  const double const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
+  const auto const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
                               static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_requests));
   const double wait_cycles = loads * load_latency + shared_cycles + const_cycles;
   const double concurrent = p.warps_per_sm * sms;
