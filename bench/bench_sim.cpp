@@ -28,14 +28,7 @@ fs::path trace_file(const std::string& example, const std::vector<ParamOverride>
   if (it != cache.end()) return it->second;
   fs::path p = fs::temp_directory_path() / ("memhier_bench_sim_" + example + ".mht");
   auto src = load_kernel_description(fs::path(MEMHIER_BENCH_TRACES_DIR) / "examples" / (example + ".yaml"), sets);
-  MhtWriter w(p);
-  KernelLaunch k;
-  BlockTrace b;
-  while (src->next_kernel(k)) {
-    w.begin_kernel(k);
-    while (src->next_block(b)) w.add_block(b);
-  }
-  w.close();
+  write_mht(*src, p);
   return cache.emplace(example, p).first->second;
 }
 

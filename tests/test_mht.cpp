@@ -176,14 +176,7 @@ body:
   const fs::path p = temp("copy.mht");
   {
     auto src = load_kernel_description_string(yaml, "copy.yaml");
-    MhtWriter w(p);
-    KernelLaunch k;
-    BlockTrace b;
-    while (src->next_kernel(k)) {
-      w.begin_kernel(k);
-      while (src->next_block(b)) w.add_block(b);
-    }
-    w.close();
+    CHECK(write_mht(*src, p) == 1);
   }
   MhtReader r(p);
   const auto& k = r.kernels()[0];

@@ -16,6 +16,9 @@ namespace memhier {
 namespace {
 
 constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from descriptions' global heap
+// Row locality is counted on 1 KiB rows: the HBM2/HBM3 page size per pseudo-channel (JEDEC JESD235, JESD238). Every
+// shipped arch has HBM or GDDR with pages of at least that size; a DRAM page key in the arch would make it exact.
+constexpr std::uint64_t kDramRowBytes = 1024;
 
 struct Resident {
   const BlockTrace* block = nullptr;
@@ -23,7 +26,7 @@ struct Resident {
 };
 
 // Issues one SM's share of a wave in round-robin order; returns the resident warps it held.
-std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t warps_per_block) {
+std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
   struct Warp {
     const BlockTrace* block;
     std::size_t block_index;
@@ -41,7 +44,6 @@ std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint
       if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
     }
   }
-  (void)warps_per_block;
   std::size_t active = 0;
   for (const Warp& w : warps) active += w.next != w.end ? 1 : 0;
   for (std::uint64_t round = 0; active != 0; ++round) {
@@ -79,7 +81,7 @@ Machine make_machine(const Arch& arch) {
   CacheGeometry g{l2.line, l2.sector, 0, static_cast<std::uint32_t>(l2.associativity)};
   g.sets = static_cast<std::uint32_t>(l2.size / (static_cast<std::uint64_t>(l2.slices) * l2.associativity * l2.line));
   for (int s = 0; s < l2.slices; ++s)
-    m.slices.emplace_back(L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, 1024});
+    m.slices.emplace_back(L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes});
   return m;
 }
 
@@ -103,7 +105,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     ks.launch = launch;
     LaunchResources res;
     res.threads_per_block = static_cast<int>(launch.block.count());
-    res.registers_per_thread = launch.registers_per_thread == 0 ? 32 : static_cast<int>(launch.registers_per_thread);
+    // 0 = not recorded (some imported traces): registers then do not limit occupancy, an upper bound.
+    res.registers_per_thread = static_cast<int>(launch.registers_per_thread);
     res.static_shared_bytes = launch.static_shared_bytes;
     res.dynamic_shared_bytes = launch.dynamic_shared_bytes;
     ks.occupancy = compute_occupancy(arch, res);
@@ -139,7 +142,6 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
-    std::uint64_t block_linear = 0;
     double warp_weight = 0, instr_weight = 0;
     for (;;) {
       wave.resize(wave_blocks);
@@ -154,14 +156,13 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         const std::uint64_t linear = ix.x + std::uint64_t{launch.grid.x} * (ix.y + std::uint64_t{launch.grid.y} * ix.z);
         per_sm[i % static_cast<std::size_t>(num_sms)].push_back({&wave[i], linear * launch.block.count()});
       }
-      block_linear += n;
       std::vector<std::uint64_t> resident(static_cast<std::size_t>(num_sms), 0);
       std::vector<std::uint64_t> issued(static_cast<std::size_t>(num_sms), 0);
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int s = 0; s < num_sms; ++s) {
         SmFront& sm = *sms[static_cast<std::size_t>(s)];
         const std::uint64_t before = sm.counters.warp_instructions;
-        resident[static_cast<std::size_t>(s)] = run_sm(sm, per_sm[static_cast<std::size_t>(s)], launch.warps_per_block());
+        resident[static_cast<std::size_t>(s)] = run_sm(sm, per_sm[static_cast<std::size_t>(s)]);
         issued[static_cast<std::size_t>(s)] = sm.counters.warp_instructions - before;
       }
       std::uint64_t wave_instr = 0, wave_warps = 0;
@@ -197,7 +198,6 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     }
     for (auto& sm : sms) total += sm->counters;
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
-    (void)block_linear;
     out.push_back(std::move(ks));
   }
   return out;

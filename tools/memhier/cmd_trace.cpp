@@ -35,22 +35,6 @@ double ratio(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0.0 : static_ca
 
 std::string dim(const Dim3& d) { return fmt::format("{}x{}x{}", d.x, d.y, d.z); }
 
-// Writes every launch of `source` to a .mht file; returns the launches written.
-std::size_t copy_to_mht(TraceSource& source, const fs::path& out) {
-  MhtWriter writer(out);
-  KernelLaunch k;
-  BlockTrace b;
-  std::size_t n = 0;
-  while (source.next_kernel(k)) {
-    writer.begin_kernel(k);
-    while (source.next_block(b)) writer.add_block(b);
-    writer.end_kernel();
-    ++n;
-  }
-  writer.close();
-  return n;
-}
-
 bool is_accelsim_output(const fs::path& out) { return out.extension() != ".mht"; }
 
 int run_gen(const std::vector<std::string>& args) {
@@ -68,7 +52,7 @@ int run_gen(const std::vector<std::string>& args) {
   if (out.extension() != ".mht") throw UsageError("memhier trace gen: the output must end in .mht");
   check_output(out, vm.count("force") != 0U);
   auto source = load_kernel_description(vm["description"].as<std::string>(), overrides(vm));
-  copy_to_mht(*source, out);
+  write_mht(*source, out);
   MhtReader check(out);
   const MhtKernelInfo& k = check.kernels().front();
   std::cout << fmt::format("{}: {} launch(es) of {}, {} blocks, {} warp memory instructions, {} on disk\n", out.string(),
@@ -265,7 +249,7 @@ int run_convert(const std::vector<std::string>& args) {
     std::cout << fmt::format("{}: {} kernel(s) in Accel-Sim format\n", list.string(), n);
   } else {
     check_output(out, vm.count("force") != 0U);
-    n = copy_to_mht(*source, out);
+    n = write_mht(*source, out);
     std::cout << fmt::format("{}: {} kernel(s)\n", out.string(), n);
   }
   return kExitOk;

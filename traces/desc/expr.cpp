@@ -31,8 +31,8 @@ double div(double a, double b) {
   return static_cast<double>(q);
 }
 double mod(double a, double b) { return b == 0 ? flag("remainder by zero") : static_cast<double>(as_int(a) % as_int(b)); }
-double shl(double a, double b) {
-  return (b < 0 || b > 62) ? flag("shift count outside 0..62") : static_cast<double>(as_int(a) * (std::int64_t{1} << as_int(b)));
+double shl(double a, double b) {  // a * 2^b is exact in double; the +-2^53 check after Eval catches overflow
+  return (b < 0 || b > 62) ? flag("shift count outside 0..62") : std::ldexp(a, static_cast<int>(b));
 }
 double shr(double a, double b) { return (b < 0 || b > 62) ? flag("shift count outside 0..62") : static_cast<double>(as_int(a) >> as_int(b)); }
 double band(double a, double b) { return static_cast<double>(as_int(a) & as_int(b)); }
@@ -162,6 +162,9 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
     const mu::varmap_type used = m_parser->GetUsedVar();  // a copy: DefineVar resets the parser's own map
     for (const auto& [name, unused] : used) {
       const int slot = scope.find(name);
+      if (slot < 0 && std::isdigit(static_cast<unsigned char>(name[0])) != 0)
+        throw InputError(m_where, m_key,
+                         fmt::format("'{}' in '{}' is not an integer: index expressions use integer arithmetic", name, text));
       if (slot < 0)
         throw InputError(m_where, m_key,
                          fmt::format("unknown name '{}' in '{}'{}", name, text, did_you_mean(name, scope.names())));

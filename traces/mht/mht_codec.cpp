@@ -134,19 +134,12 @@ std::uint64_t ChunkDecoder::get_long_varint() {
   fail("number longer than 10 bytes");
 }
 
-std::uint32_t ChunkDecoder::get_u32() {
-  need(4);
-  std::uint32_t v;
-  std::memcpy(&v, m_data + m_pos, 4);
-  m_pos += 4;
-  return v;
-}
-
-std::uint64_t ChunkDecoder::get_u64() {
-  need(8);
-  std::uint64_t v;
-  std::memcpy(&v, m_data + m_pos, 8);
-  m_pos += 8;
+template <typename T>
+T ChunkDecoder::get_le() {
+  need(sizeof(T));
+  T v;
+  std::memcpy(&v, m_data + m_pos, sizeof(T));  // the format is little-endian; CMake refuses big-endian hosts
+  m_pos += sizeof(T);
   return v;
 }
 
@@ -194,7 +187,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
   const std::uint64_t pc = get_varint();
   if (pc > 0xFFFFFFFFULL) fail(fmt::format("pc {} does not fit 32 bits", pc));
   r.pc = static_cast<std::uint32_t>(pc);
-  r.active_mask = (tag & kFullMask) != 0 ? kAllLanes : get_u32();
+  r.active_mask = (tag & kFullMask) != 0 ? kAllLanes : get_le<std::uint32_t>();
   if ((tag & kHasWork) != 0) {
     const std::uint64_t work = get_varint();
     if (work > 0xFFFFFFFFULL) fail(fmt::format("work {} does not fit 32 bits", work));
@@ -213,7 +206,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
   const int n = r.active_lanes();
   std::uint64_t& predicted = m_predictor.slot(r.pc);
   if (mode == kRaw) {
-    for (int i = 0; i < n; ++i) m_lanes[static_cast<std::size_t>(i)] = get_u64();
+    for (int i = 0; i < n; ++i) m_lanes[static_cast<std::size_t>(i)] = get_le<std::uint64_t>();
   } else {
     m_lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
     if (mode == kStride) {

@@ -67,8 +67,8 @@ class ChunkDecoder {
     std::uint64_t v = get_varint();
     return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
   }
-  std::uint32_t get_u32();
-  std::uint64_t get_u64();
+  template <typename T>
+  T get_le();  // a little-endian integer
   std::uint8_t get_byte() {
     if (m_pos == m_size) need(1);
     return m_data[m_pos++];

@@ -157,4 +157,19 @@ void MhtWriter::close() {
   m.closed = true;
 }
 
+std::size_t write_mht(TraceSource& source, const std::filesystem::path& path, MhtWriterOptions options) {
+  MhtWriter writer(path, options);
+  KernelLaunch launch;
+  BlockTrace block;
+  std::size_t launches = 0;
+  while (source.next_kernel(launch)) {
+    writer.begin_kernel(launch);
+    while (source.next_block(block)) writer.add_block(block);
+    writer.end_kernel();
+    ++launches;
+  }
+  writer.close();
+  return launches;
+}
+
 }  // namespace memhier

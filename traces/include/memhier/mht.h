@@ -39,6 +39,9 @@ class MhtWriter {
   std::unique_ptr<Impl> m_impl;
 };
 
+// Copies every launch of `source` into a new .mht file; returns the launches written.
+std::size_t write_mht(TraceSource& source, const std::filesystem::path& path, MhtWriterOptions options = {});
+
 // Per-kernel entry of the index: the launch, its totals and its size raw and on disk.
 struct MhtKernelInfo {
   KernelLaunch launch;
