@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# On a GPU machine, in one call: builds the validation suite (kernels/), times every case (median of 20 CUDA-event
+# runs, L2 flushed between runs unless the case is about reuse), then runs each case once under ncu for the counters
+# memhier predicts. Results go under $OUT/suite (default ./gpu-out/suite):
+#   environment.txt  GPU, driver, CUDA, ncu versions and the date
+#   timings.jsonl    one record per case (runner output)
+#   ncu_cold.csv     ncu --cache-control all (caches flushed before each kernel, as the timed cold runs are)
+#   ncu_warm.csv     ncu --cache-control none for the warm cases (each runs twice; the second launch counts)
+#   once_*.jsonl     the case order and launch counts of the ncu runs
+set -uo pipefail
+out=${OUT:-$PWD/gpu-out}/suite
+mkdir -p "$out"
+cd "$(dirname "$0")/../.."
+bin=/tmp/memhier-suite
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+  nvcc --version | tail -2
+  ncu --version | tail -1
+} > "$out/environment.txt" 2>&1
+nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Imodel/include kernels/runner.cpp kernels/suite_util.cpp \
+  kernels/flush.cu kernels/cases_memory.cu kernels/cases_compute.cu -o "$bin" > "$out/build.log" 2>&1
+echo "build rc=$?" | tee -a "$out/environment.txt"
+"$bin" --out "$out/timings.jsonl" ${SUITE_FILTER:+--filter "$SUITE_FILTER"} 2> "$out/timings.log"
+echo "timings rc=$?" | tee -a "$out/environment.txt"
+metrics=$(python3 - <<'PY'
+import re
+src = open("model/sim/counters.cpp").read()
+names = sorted(set(m for m in re.findall(r'"([a-z0-9_]+__[a-z0-9_.]+)"', src)))
+names += ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "launch__registers_per_thread",
+          "sm__warps_active.avg.per_cycle_active", "lts__t_sector_hit_rate.pct", "l1tex__t_sector_hit_rate.pct",
+          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+          "dram__sectors_read.sum", "dram__sectors_write.sum"]
+print(",".join(names))
+PY
+)
+for mode in cold warm; do
+  cc=all; [ "$mode" = warm ] && cc=none
+  ncu --clock-control none --cache-control $cc --csv --metrics "$metrics" -k regex:'^(?!read_all)' \
+    "$bin" --once --only $mode --out "$out/once_$mode.jsonl" ${SUITE_FILTER:+--filter "$SUITE_FILTER"} \
+    > "$out/ncu_$mode.csv" 2> "$out/ncu_$mode.err"
+  echo "ncu $mode rc=$?" | tee -a "$out/environment.txt"
+done
+cat "$out/environment.txt"
+tail -n 45 "$out/timings.log"
+tail -n 3 "$out"/ncu_*.err
