@@ -259,11 +259,12 @@ int run_convert(const std::vector<std::string>& args) {
 
 int run_trace(const std::vector<std::string>& args) {
   const std::string usage =
-      "usage: memhier trace <gen|info|dump|convert> ...\n\n"
+      "usage: memhier trace <gen|info|dump|convert|capture> ...\n\n"
       "  gen KERNEL.yaml -o OUT.mht [--set N=4096]   generate a trace from a kernel description\n"
       "  info FILE                                   kernels, launches, warp instructions, bytes, compression\n"
       "  dump FILE [--kernel K] [--limit N]          print records\n"
-      "  convert IN OUT                              between .yaml, .mht and Accel-Sim (OUT a directory)\n";
+      "  convert IN OUT                              between .yaml, .mht and Accel-Sim (OUT a directory)\n"
+      "  capture -o OUT.mht [--kernel RE] -- PROG... record a CUDA program's accesses (GPU machine)\n";
   if (args.empty()) throw UsageError(usage);
   if (args[0] == "--help" || args[0] == "-h") {
     std::cout << usage;
@@ -274,6 +275,7 @@ int run_trace(const std::vector<std::string>& args) {
   if (args[0] == "info") return run_info(rest);
   if (args[0] == "dump") return run_dump(rest);
   if (args[0] == "convert") return run_convert(rest);
+  if (args[0] == "capture") return run_capture(rest);
   throw UsageError(fmt::format("memhier trace: unknown subcommand '{}'\n{}", args[0], usage));
 }
 

@@ -7,6 +7,7 @@ namespace memhier::cli {
 int run_archs(const std::vector<std::string>& args);
 int run_occupancy(const std::vector<std::string>& args);
 int run_trace(const std::vector<std::string>& args);
+int run_capture(const std::vector<std::string>& args);  // trace capture
 int run_simulate(const std::vector<std::string>& args);
 int run_predict(const std::vector<std::string>& args);
 
