@@ -20,6 +20,7 @@ namespace {
 
 struct Options {
   std::string filter = ".*";
+  std::string exact;  // one case by its full id
   std::string only;  // "", "cold" or "warm"
   std::string out;
   int runs = 20;
@@ -29,8 +30,10 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: memhier-suite [--list] [--filter REGEX] [--only cold|warm] [--runs N] [--warmup N] [--once] [--out FILE]\n"
-    "  --filter REGEX  cases whose id (kernel and parameters) matches\n"
+    "usage: memhier-suite [--list] [--filter REGEX] [--case ID] [--only cold|warm] [--runs N] [--warmup N] [--once]\n"
+    "                     [--out FILE]\n"
+    "  --filter REGEX  cases whose id (kernel and parameters, as --list prints them) matches\n"
+    "  --case ID       the one case with exactly this id\n"
     "  --only          cold: cases timed with L2 flushed between runs; warm: cases about cache reuse\n"
     "  --once          run each selected case once (twice for warm cases: warm-up, then the run that counts), no\n"
     "                  timing; records say how many launches each case made (for ncu and trace capture)\n"
@@ -55,6 +58,7 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--filter") o.filter = value();
+    else if (a == "--case") o.exact = value();
     else if (a == "--only") o.only = value();
     else if (a == "--out") o.out = value();
     else if (a == "--runs") o.runs = int_arg(a, value());
@@ -143,7 +147,7 @@ int run(const Options& o) {
   }
   std::ostream& out = o.out.empty() ? std::cout : file;
   if (o.list) {
-    for (const suite::Case& c : cases) std::cout << c.id() << "  [" << c.regime << (c.warm ? ", warm" : "") << "]\n";
+    for (const suite::Case& c : cases) std::cout << c.id() << "\t" << c.regime << (c.warm ? "\twarm" : "\tcold") << "\n";
     return 0;
   }
   const nlohmann::json env = environment();
@@ -152,7 +156,7 @@ int run(const Options& o) {
   suite::L2Flusher flusher;
   int failures = 0;
   for (suite::Case& c : cases) {
-    if (!std::regex_search(c.id(), filter)) continue;
+    if (!std::regex_search(c.id(), filter) || (!o.exact.empty() && c.id() != o.exact)) continue;
     if ((o.only == "cold" && c.warm) || (o.only == "warm" && !c.warm)) continue;
     nlohmann::json rec = {{"case", c.id()}, {"kernel", c.kernel}, {"params", c.params}, {"regime", c.regime},
                           {"warm", c.warm}, {"launches_per_run", c.launches}};

@@ -24,6 +24,7 @@ constexpr std::array kCommands{
     Command{"trace", "generate, inspect and convert traces", memhier::cli::run_trace},
     Command{"simulate", "counts per memory level for a trace on an architecture", memhier::cli::run_simulate},
     Command{"predict", "predicted kernel time, binding resource and breakdown", memhier::cli::run_predict},
+    Command{"validate", "compare predictions with measured GPU times and ncu counters", memhier::cli::run_validate},
 };
 
 void print_usage(std::ostream& out) {

@@ -97,18 +97,21 @@ class Tracer {
   void launch_end(const Sanitizer_LaunchData& l);
 
   Config m_cfg;
-  std::mutex m_mutex;
+  std::recursive_mutex m_mutex;  // Sanitizer calls made inside a callback can raise further callbacks
   std::map<CUcontext, ContextState> m_contexts;
   std::map<Sanitizer_LaunchHandle, Pending> m_pending;
   std::unique_ptr<MhtWriter> m_writer;
   std::uint64_t m_matched = 0;
   bool m_failed = false;
   bool m_finished = false;
+  bool m_in_callback = false;
+  bool m_verbose = false;
   nlohmann::json m_summary = nlohmann::json::array();
 };
 
 void Tracer::configure() {
   m_cfg.out = env("MEMHIER_TRACE_OUT");
+  m_verbose = !env("MEMHIER_TRACE_VERBOSE").empty();
   m_cfg.summary = env("MEMHIER_TRACE_SUMMARY");
   m_cfg.arch = env("MEMHIER_TRACE_ARCH");
   m_cfg.patches = env("MEMHIER_TRACE_PATCHES");
@@ -239,8 +242,14 @@ void Tracer::launch_end(const Sanitizer_LaunchData& l) {
 }
 
 void Tracer::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  if (m_finished) return;
+  std::lock_guard<std::recursive_mutex> lock(m_mutex);
+  if (m_finished || m_in_callback) return;  // ignore what our own Sanitizer calls raise
+  m_in_callback = true;
+  struct Leave {
+    bool& flag;
+    ~Leave() { flag = false; }
+  } leave{m_in_callback};
+  if (m_verbose) std::fprintf(stderr, "memhier tracer: callback domain %d id %d\n", static_cast<int>(domain), static_cast<int>(cbid));
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
     module_loaded(*static_cast<const Sanitizer_ResourceModuleData*>(data));
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
@@ -250,7 +259,7 @@ void Tracer::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid
 }
 
 void Tracer::finish() {
-  std::lock_guard<std::mutex> lock(m_mutex);
+  std::lock_guard<std::recursive_mutex> lock(m_mutex);
   if (m_finished) return;
   m_finished = true;
   try {

@@ -1,0 +1,131 @@
+// `memhier validate`: compares predictions with measured GPU results. Without --gpu it re-predicts a committed results
+// folder (CPU only); with --gpu it first runs the suite, ncu and the tracer on this machine's GPU.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "memhier/arch_loader.h"
+#include "memhier/units.h"
+#include "table.h"
+#include "tracer_decode.h"
+#include "validate_report.h"
+#include "validate_run.h"
+
+namespace memhier::cli {
+namespace fs = std::filesystem;
+namespace {
+
+fs::path source_dir() { return MEMHIER_SOURCE_DIR; }
+
+void run_gpu_scripts(const fs::path& out) {
+  fs::create_directories(out);
+  for (const char* script : {"validate/gpu/run_suite.sh", "validate/gpu/run_capture.sh"}) {
+    const std::string cmd = fmt::format("OUT='{}' bash '{}'", out.string(), (source_dir() / script).string());
+    std::cerr << "memhier validate: " << cmd << "\n";
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error(fmt::format("memhier validate: {} failed", script));
+  }
+}
+
+void print_table(const nlohmann::json& report) {
+  Table t({"case", "regime", "measured", "from description", "err", "from trace", "err", "bound"});
+  for (const auto& c : report["cases"]) {
+    auto cell = [&](const char* key, const char* field) -> std::string {
+      if (!c.contains(key)) return "-";
+      const double v = c[key][field].get<double>();
+      return std::string(field) == "error_pct" ? fmt::format("{:+.0f}%", v) : units::format_duration(v);
+    };
+    t.add({c["case"].get<std::string>(), c["regime"].get<std::string>() + (c["warm"].get<bool>() ? " warm" : ""),
+           units::format_duration(c["measured_s"].get<double>()), cell("described", "predicted_s"),
+           cell("described", "error_pct"), cell("traced", "predicted_s"), cell("traced", "error_pct"),
+           c.contains("described") ? c["described"]["bound"].get<std::string>() : "-"});
+  }
+  t.print(std::cout);
+  const auto& s = report["summary"];
+  for (const char* path : {"time_from_description", "time_from_trace"}) {
+    const auto& p = s[path];
+    if (p.value("cases", 0) == 0) continue;
+    std::cout << fmt::format("\n{}: MAPE {:.1f}% over {} cases, {} within 25%, worst {} ({:.0f}%), log-time correlation {:.3f}",
+                             path, p["mape_pct"].get<double>(), p["cases"].get<int>(), p["within_25pct"].get<double>(),
+                             p["worst_case"].get<std::string>(), p["worst_error_pct"].get<double>(),
+                             p["log_time_correlation"].get<double>());
+  }
+  std::cout << "\n\ncounter              cases  mean |err|  worst |err|  within 0.5%  within 10%\n";
+  for (const auto& [name, c] : s["counters"].items())
+    std::cout << fmt::format("{:<20} {:>5}  {:>9.1f}%  {:>10.1f}%  {:>11}  {:>9}\n", name, c["cases"].get<int>(),
+                             c["mean_abs_error_pct"].get<double>(), c["worst_abs_error_pct"].get<double>(),
+                             c["within_0_5pct"].get<double>(), c["within_10pct"].get<double>());
+}
+
+}  // namespace
+
+int run_validate(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()                                                                                         //
+      ("results", po::value<std::string>(), "results folder (validate/results/<gpu>-<date>); with --gpu, where to write")  //
+      ("gpu", "first run the suite, ncu and the tracer on this machine's GPU (validate/gpu/*.sh)")             //
+      ("arch", po::value<std::string>(), "architecture to predict with (default: from the measured GPU's name)")  //
+      ("out", po::value<std::string>()->default_value("memhier-validate-report"), "report folder")            //
+      ("force", "replace an existing report folder")                                                           //
+      ("only", po::value<std::string>(), "cases whose id matches this regex")                                  //
+      ("examples", po::value<std::string>(), "kernel descriptions folder (default: the source tree's traces/examples)")  //
+      ("threads", po::value<int>()->default_value(1), "simulation threads")                                    //
+      ("max-mape", po::value<double>(), "exit 1 if the time MAPE (from descriptions) is above PCT")           //
+      ("baseline", po::value<std::string>(), "exit 1 if any error is worse than this baseline (ratchet)")     //
+      ("write-baseline", po::value<std::string>(), "write this run's summary as a new baseline")              //
+      ("no-plots", "skip the matplotlib plots")                                                                //
+      ("json", "print the report JSON instead of the tables");
+  po::variables_map vm;
+  if (!parse("validate", "--results DIR [--out DIR] [--max-mape PCT] [--baseline FILE] | --gpu --results DIR", args,
+             options, {}, vm))
+    return kExitOk;
+  if (vm.count("results") == 0U) throw UsageError("memhier validate: --results DIR is required (e.g. validate/results/h100-2026-11-22)");
+  const fs::path dir = vm["results"].as<std::string>();
+  if (vm.count("gpu") != 0U) run_gpu_scripts(dir);
+  const fs::path out = vm["out"].as<std::string>();
+  if (fs::exists(out) && vm.count("force") == 0U)
+    throw UsageError(fmt::format("memhier validate: {} exists; pass --force to replace the report in it", out.string()));
+  const Results results = load_results(dir);
+  std::string arch_name = vm.count("arch") != 0U ? vm["arch"].as<std::string>() : tracer::arch_from_device_name(results.gpu);
+  if (arch_name.empty())
+    throw UsageError(fmt::format("memhier validate: no architecture file matches the GPU '{}'; pass --arch", results.gpu));
+  const Arch arch = load_arch(arch_name);
+  ValidateOptions vo;
+  vo.examples = vm.count("examples") != 0U ? fs::path(vm["examples"].as<std::string>()) : source_dir() / "traces" / "examples";
+  vo.threads = vm["threads"].as<int>();
+  if (vo.threads < 1 || vo.threads > 1024) throw UsageError("memhier validate: --threads must be 1 to 1024");
+  if (vm.count("only") != 0U) vo.only = vm["only"].as<std::string>();
+  const auto cases = run_validation(arch, results, vo);
+  const nlohmann::json report = validation_report(arch, results, cases);
+  write_report(report, out, vm.count("no-plots") == 0U, source_dir() / "validate" / "report" / "plots.py");
+  if (vm.count("json") != 0U) std::cout << report.dump(2) << "\n";
+  else print_table(report);
+  std::cerr << fmt::format("report: {}/report.html (json, csv next to it)\n", out.string());
+  if (vm.count("write-baseline") != 0U) {
+    std::ofstream(vm["write-baseline"].as<std::string>()) << nlohmann::json{{"summary", report["summary"]}}.dump(2) << "\n";
+  }
+  int rc = kExitOk;
+  if (vm.count("max-mape") != 0U) {
+    const double mape = report["summary"]["time_from_description"].value("mape_pct", 1e9);
+    if (mape > vm["max-mape"].as<double>()) {
+      std::cerr << fmt::format("memhier validate: time MAPE {:.1f}% is above --max-mape {}\n", mape, vm["max-mape"].as<double>());
+      rc = kExitCheckFailed;
+    }
+  }
+  if (vm.count("baseline") != 0U) {
+    std::ifstream in(vm["baseline"].as<std::string>());
+    if (!in) throw UsageError(fmt::format("memhier validate: cannot read baseline {}", vm["baseline"].as<std::string>()));
+    const auto base = nlohmann::json::parse(in, nullptr, false);
+    if (base.is_discarded()) throw UsageError(fmt::format("memhier validate: {} is not JSON", vm["baseline"].as<std::string>()));
+    for (const std::string& w : ratchet_regressions(report, base)) {
+      std::cerr << "memhier validate: worse than the baseline: " << w << "\n";
+      rc = kExitCheckFailed;
+    }
+  }
+  return rc;
+}
+
+}  // namespace memhier::cli

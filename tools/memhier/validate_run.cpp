@@ -1,0 +1,194 @@
+// Predictions and error statistics for `memhier validate`.
+#include "validate_run.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <regex>
+
+#include "memhier/kernel_desc.h"
+#include "memhier/timing.h"
+#include "memhier/trace_io.h"
+
+namespace memhier::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// The same source opened `times` times back to back: a warm case's warm-up run, then the run that counts.
+class RepeatSource : public TraceSource {
+ public:
+  RepeatSource(std::function<std::unique_ptr<TraceSource>()> open, int times) : m_open(std::move(open)), m_left(times) {}
+  bool next_kernel(KernelLaunch& launch) override {
+    while (true) {
+      if (m_current && m_current->next_kernel(launch)) return true;
+      if (m_left == 0) return false;
+      m_current = m_open();
+      --m_left;
+    }
+  }
+  bool next_block(BlockTrace& block) override { return m_current && m_current->next_block(block); }
+
+ private:
+  std::function<std::unique_ptr<TraceSource>()> m_open;
+  std::unique_ptr<TraceSource> m_current;
+  int m_left;
+};
+
+CasePrediction predict_run(const Arch& arch, TraceSource& source, bool warm, int counted, int threads) {
+  SimOptions opt;
+  opt.threads = threads;
+  opt.flush_between_launches = !warm;
+  const std::vector<KernelSim> sims = simulate(arch, source, opt);
+  if (static_cast<int>(sims.size()) < counted)
+    throw std::runtime_error(fmt::format("{} launch(es) simulated, the run has {}", sims.size(), counted));
+  CasePrediction p;
+  for (auto it = sims.end() - counted; it != sims.end(); ++it) {
+    const Prediction t = predict(arch, *it);
+    p.seconds += t.seconds;
+    p.bound = t.bound;
+    p.counters += it->counters;
+  }
+  return p;
+}
+
+std::vector<ParamOverride> overrides(const std::string& params) {
+  std::vector<ParamOverride> sets;
+  std::size_t start = 0;
+  while (start < params.size()) {
+    const std::size_t end = std::min(params.find(' ', start), params.size());
+    if (end > start) sets.push_back(parse_param_override(params.substr(start, end - start)));
+    start = end + 1;
+  }
+  return sets;
+}
+
+double pct_error(double predicted, double measured) { return measured != 0 ? 100 * (predicted - measured) / measured : 0; }
+
+nlohmann::json time_summary(const std::vector<CaseResult>& cases, bool traced) {
+  std::vector<double> errors, lp, lm;
+  std::string worst;
+  double worst_error = -1;
+  for (const CaseResult& c : cases) {
+    const auto& p = traced ? c.traced : c.described;
+    if (!p) continue;
+    const double e = std::abs(pct_error(p->seconds, c.measured.median_s));
+    errors.push_back(e);
+    lp.push_back(std::log10(p->seconds));
+    lm.push_back(std::log10(c.measured.median_s));
+    if (e > worst_error) worst_error = e, worst = c.measured.id;
+  }
+  if (errors.empty()) return {{"cases", 0}};
+  double mape = 0, within25 = 0;
+  for (double e : errors) mape += e / static_cast<double>(errors.size()), within25 += e <= 25 ? 1 : 0;
+  const auto n = static_cast<double>(lp.size());
+  double mp = 0, mm = 0, cov = 0, vp = 0, vm = 0;
+  for (std::size_t i = 0; i < lp.size(); ++i) mp += lp[i] / n, mm += lm[i] / n;
+  for (std::size_t i = 0; i < lp.size(); ++i)
+    cov += (lp[i] - mp) * (lm[i] - mm), vp += (lp[i] - mp) * (lp[i] - mp), vm += (lm[i] - mm) * (lm[i] - mm);
+  return {{"cases", errors.size()},         {"mape_pct", mape},
+          {"worst_case", worst},            {"worst_error_pct", worst_error},
+          {"within_25pct", within25},       {"log_time_correlation", vp > 0 && vm > 0 ? cov / std::sqrt(vp * vm) : 0.0}};
+}
+
+}  // namespace
+
+std::vector<CaseResult> run_validation(const Arch& arch, const Results& results, const ValidateOptions& options) {
+  std::vector<CaseResult> out;
+  const std::regex only(options.only.empty() ? ".*" : options.only);
+  for (const MeasuredCase& m : results.cases) {
+    if (!std::regex_search(m.id, only)) continue;
+    CaseResult r;
+    r.measured = m;
+    const fs::path desc = options.examples / (m.kernel + ".yaml");
+    try {
+      const auto sets = overrides(m.params);
+      RepeatSource src([&] { return open_trace(desc, sets); }, m.warm ? 2 : 1);
+      r.described = predict_run(arch, src, m.warm, m.launches_per_run, options.threads);
+    } catch (const std::exception& e) {
+      r.error = fmt::format("description: {}", e.what());
+    }
+    if (!m.trace.empty()) {
+      try {
+        auto src = open_trace(m.trace);
+        r.traced = predict_run(arch, *src, m.warm, m.launches_per_run, options.threads);
+      } catch (const std::exception& e) {
+        r.error += fmt::format("{}trace: {}", r.error.empty() ? "" : "; ", e.what());
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+nlohmann::json validation_report(const Arch& arch, const Results& results, const std::vector<CaseResult>& cases) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::map<std::string, std::vector<double>> counter_errors;
+  for (const CaseResult& c : cases) {
+    nlohmann::json row = {{"case", c.measured.id},         {"kernel", c.measured.kernel},
+                          {"regime", c.measured.regime},   {"warm", c.measured.warm},
+                          {"measured_s", c.measured.median_s}, {"measured_p10_s", c.measured.p10_s},
+                          {"measured_p90_s", c.measured.p90_s}};
+    if (!c.error.empty()) row["error"] = c.error;
+    for (const auto& [key, p] : {std::pair{"described", &c.described}, std::pair{"traced", &c.traced}}) {
+      if (!*p) continue;
+      row[key] = {{"predicted_s", (*p)->seconds}, {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
+                  {"bound", (*p)->bound}};
+    }
+    nlohmann::json counters = nlohmann::json::object();
+    const auto& basis = c.traced ? c.traced : c.described;  // counters from the best trace we have
+    if (basis)
+      for (const SimCounterInfo& info : sim_counter_table()) {
+        auto it = c.measured.ncu.find(std::string(info.ncu_metric));
+        if (info.ncu_metric.empty() || it == c.measured.ncu.end()) continue;
+        const auto predicted = static_cast<double>(basis->counters.*info.field);
+        const double measured = it->second;
+        nlohmann::json cell = {{"metric", info.ncu_metric}, {"predicted", predicted}, {"measured", measured}};
+        if (measured > 0 || predicted > 0) {
+          const double e = measured > 0 ? pct_error(predicted, measured) : 100.0;
+          cell["error_pct"] = e;
+          counter_errors[std::string(info.name)].push_back(std::abs(e));
+        }
+        counters[std::string(info.name)] = cell;
+      }
+    row["counters"] = counters;
+    row["counters_from"] = c.traced ? "trace" : "description";
+    rows.push_back(row);
+  }
+  nlohmann::json per_counter = nlohmann::json::object();
+  for (auto& [name, errs] : counter_errors) {
+    double mean = 0, worst = 0, exact = 0, within10 = 0;
+    for (double e : errs) mean += e / static_cast<double>(errs.size()), worst = std::max(worst, e), exact += e < 0.5, within10 += e <= 10;
+    per_counter[name] = {{"cases", errs.size()}, {"mean_abs_error_pct", mean}, {"worst_abs_error_pct", worst},
+                         {"within_0_5pct", exact}, {"within_10pct", within10}};
+  }
+  return {{"gpu", results.gpu},
+          {"arch", arch.name},
+          {"results", results.dir.string()},
+          {"summary", {{"time_from_description", time_summary(cases, false)},
+                       {"time_from_trace", time_summary(cases, true)},
+                       {"counters", per_counter}}},
+          {"cases", rows}};
+}
+
+std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const nlohmann::json& baseline) {
+  std::vector<std::string> worse;
+  const auto& now = report.at("summary");
+  const auto& base = baseline.contains("summary") ? baseline.at("summary") : baseline;
+  constexpr double kSlack = 1e-6;  // float noise only: the simulator is deterministic
+  for (const char* path : {"time_from_description", "time_from_trace"}) {
+    if (!base.contains(path) || !base[path].contains("mape_pct")) continue;
+    const double b = base[path]["mape_pct"].get<double>();
+    const double n = now.contains(path) ? now[path].value("mape_pct", 1e9) : 1e9;
+    if (n > b + kSlack) worse.push_back(fmt::format("{} MAPE {:.3f}% > baseline {:.3f}%", path, n, b));
+  }
+  if (base.contains("counters"))
+    for (const auto& [name, b] : base["counters"].items()) {
+      const double bv = b.value("mean_abs_error_pct", 0.0);
+      const double nv = now["counters"].contains(name) ? now["counters"][name].value("mean_abs_error_pct", 1e9) : 1e9;
+      if (nv > bv + kSlack) worse.push_back(fmt::format("{} mean error {:.3f}% > baseline {:.3f}%", name, nv, bv));
+    }
+  return worse;
+}
+
+}  // namespace memhier::cli

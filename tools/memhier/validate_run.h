@@ -1,0 +1,45 @@
+#pragma once
+// `memhier validate`: re-predicts every measured case (from its kernel description, and from its captured trace when
+// there is one), compares with the measured time and ncu counters, and summarizes the error.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memhier/arch.h"
+#include "memhier/sim.h"
+#include "validate_data.h"
+
+namespace memhier::cli {
+
+struct CasePrediction {
+  double seconds = 0;  // the counted run: sum over its launches
+  std::string bound;
+  SimCounters counters;  // summed over the counted run's launches
+};
+
+struct CaseResult {
+  MeasuredCase measured;
+  std::optional<CasePrediction> described;  // from traces/examples/<kernel>.yaml with the case's parameters
+  std::optional<CasePrediction> traced;     // from the captured trace
+  std::string error;                        // why a prediction is missing
+};
+
+struct ValidateOptions {
+  std::filesystem::path examples;  // folder of the kernel descriptions
+  int threads = 1;
+  std::string only;  // regex over case ids; empty: all
+};
+
+std::vector<CaseResult> run_validation(const Arch& arch, const Results& results, const ValidateOptions& options);
+
+// Everything the report shows: per case times and errors, per counter predicted vs measured, and the summary
+// (MAPE, worst case, correlation of log times, per-counter error) that --max-mape and the ratchet read.
+nlohmann::json validation_report(const Arch& arch, const Results& results, const std::vector<CaseResult>& cases);
+
+// Compares `report`'s summary with a baseline summary; returns the regressions (empty: no metric got worse).
+std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const nlohmann::json& baseline);
+
+}  // namespace memhier::cli
