@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "memhier/arch_loader.h"
+#include "memhier/calibrate.h"
 #include "memhier/timing.h"
 #include "test_support.h"
 
@@ -60,4 +61,27 @@ TEST_CASE("a bank-conflicted kernel scales with wavefronts") {
   k.counters.shared_ld_bank_conflicts = 0;
   Prediction b = predict(h100(), k);
   CHECK(b.seconds < a.seconds / 10);
+}
+
+TEST_CASE("calibrate: a fit on synthetic runs recovers the launch overhead and throughput scales it was made with") {
+  // Made with overhead 3 us, DRAM 1.25x slower than the model, L2 0.8x; the fit starts from the model's 4 us.
+  std::vector<memhier::TimingMeasurement> m;
+  const double overhead = 3e-6;
+  for (int i = 1; i <= 6; ++i) {
+    const double dram = 10e-6 * i, l2 = 4e-6 * i;
+    const int launches = i % 2 + 1;
+    m.push_back({"dram" + std::to_string(i), launches * overhead + 1.25 * dram, launches, "dram", dram});
+    m.push_back({"l2" + std::to_string(i), launches * overhead + 0.8 * l2, launches, "l2", l2});
+  }
+  m.push_back({"lat", 1e-3, 1, "latency", 5e-4});     // latency-bound: not fitted
+  m.push_back({"lonely", 1e-3, 1, "shared", 2e-4});  // one case only: below min_cases, left out
+  const memhier::CalibrationFit fit = memhier::fit_timing(m, 4e-6, 2);
+  CHECK(fit.launch_overhead_seconds == doctest::Approx(3e-6).epsilon(1e-9));
+  CHECK(fit.scale.at("dram") == doctest::Approx(1.25).epsilon(1e-9));
+  CHECK(fit.scale.at("l2") == doctest::Approx(0.8).epsilon(1e-9));
+  CHECK(fit.scale.count("shared") == 0);
+  CHECK(fit.residuals.size() == 12);
+  CHECK(fit.rms_relative_error_after < 1e-9);
+  CHECK(fit.rms_relative_error_before > 0.05);
+  CHECK_THROWS(memhier::fit_timing({m[12], m[13]}, 4e-6, 2));  // nothing left to fit
 }

@@ -47,6 +47,9 @@ CasePrediction predict_run(const Arch& arch, TraceSource& source, bool warm, int
     const Prediction t = predict(arch, *it);
     p.seconds += t.seconds;
     p.bound = t.bound;
+    for (const TimeTerm& term : t.terms)
+      if (term.name == t.bound) p.bound_seconds += term.seconds;
+    ++p.launches;
     p.counters += it->counters;
   }
   return p;
@@ -133,7 +136,7 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
     for (const auto& [key, p] : {std::pair{"described", &c.described}, std::pair{"traced", &c.traced}}) {
       if (!*p) continue;
       row[key] = {{"predicted_s", (*p)->seconds}, {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
-                  {"bound", (*p)->bound}};
+                  {"bound", (*p)->bound}, {"bound_seconds", (*p)->bound_seconds}, {"launches", (*p)->launches}};
     }
     nlohmann::json counters = nlohmann::json::object();
     const auto& basis = c.traced ? c.traced : c.described;  // counters from the best trace we have

@@ -17,6 +17,8 @@ namespace memhier::cli {
 struct CasePrediction {
   double seconds = 0;  // the counted run: sum over its launches
   std::string bound;
+  double bound_seconds = 0;  // the binding resource's time, summed over the launches (for calibrate)
+  int launches = 0;
   SimCounters counters;  // summed over the counted run's launches
 };
 

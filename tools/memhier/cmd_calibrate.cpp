@@ -1,0 +1,132 @@
+// `memhier calibrate --arch NAME --measurements REPORT.json -o FITTED.yaml`: refits the launch overhead and the
+// throughput constants of an architecture from a `memhier validate` report (measured times + the model's terms), and
+// writes a copy of the arch file with the fitted values, each marked with the fit it came from, and the residuals.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "memhier/arch_loader.h"
+#include "memhier/calibrate.h"
+#include "memhier/error.h"
+
+namespace memhier::cli {
+namespace fs = std::filesystem;
+namespace {
+
+std::vector<TimingMeasurement> read_measurements(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError({file.string(), 0, 0, -1}, "", "cannot open");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.contains("cases"))
+    throw InputError({file.string(), 0, 0, -1}, "cases", "not a memhier validate report (report.json with \"cases\")");
+  std::vector<TimingMeasurement> m;
+  for (const auto& c : j["cases"]) {
+    if (!c.contains("described") || !c["described"].contains("bound_seconds")) continue;
+    const auto& d = c["described"];
+    m.push_back({c.value("case", ""), c.value("measured_s", 0.0), d.value("launches", 1), d.value("bound", ""),
+                 d.value("bound_seconds", 0.0)});
+  }
+  return m;
+}
+
+// Replaces the value of `section.key` in arch YAML text, keeping indentation; appends `note` as the line's comment.
+bool replace_value(std::string& text, const std::string& section, const std::string& key, const std::string& value,
+                   const std::string& note) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  std::string line, current;
+  bool done = false;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] != ' ' && line[0] != '#') current = line.substr(0, line.find(':'));
+    const std::string prefix = "  " + key + ":";
+    if (!done && current == section && line.rfind(prefix, 0) == 0) {
+      line = fmt::format("{} {:<27}# {}", prefix, value, note);
+      done = true;
+    }
+    out << line << "\n";
+  }
+  text = out.str();
+  return done;
+}
+
+}  // namespace
+
+int run_calibrate(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()                                                                                 //
+      ("arch", po::value<std::string>()->required(), "architecture whose constants are refitted")        //
+      ("measurements", po::value<std::string>()->required(), "report.json written by memhier validate")  //
+      ("output,o", po::value<std::string>()->required(), "fitted architecture file to write")             //
+      ("min-cases", po::value<int>()->default_value(2), "fit a resource only when this many cases are bound by it")  //
+      ("force", "replace the output if it exists");
+  po::variables_map vm;
+  if (!parse("calibrate", "--arch NAME --measurements REPORT.json -o FITTED.yaml", args, options, {}, vm)) return kExitOk;
+  const fs::path out = vm["output"].as<std::string>();
+  if (fs::exists(out) && vm.count("force") == 0U)
+    throw UsageError(fmt::format("memhier calibrate: {} exists; pass --force to replace it", out.string()));
+  const fs::path arch_file = find_arch_file(vm["arch"].as<std::string>());
+  const Arch arch = load_arch_file(arch_file);
+  const std::string source = vm["measurements"].as<std::string>();
+  const auto measurements = read_measurements(source);
+  const CalibrationFit fit = fit_timing(measurements, arch.launch_overhead_seconds, vm["min-cases"].as<int>());
+
+  std::ifstream in(arch_file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  const std::string tag = fmt::format("fitted by memhier calibrate on {}", fs::path(source).filename().string());
+  std::cout << fmt::format("{} cases; RMS relative error {:.1f}% before, {:.1f}% after\n", fit.residuals.size(),
+                           100 * fit.rms_relative_error_before, 100 * fit.rms_relative_error_after);
+  if (fit.launch_overhead_seconds > 0) {
+    replace_value(text, "launch", "overhead", fmt::format("{:.2f}us", fit.launch_overhead_seconds * 1e6), tag);
+    std::cout << fmt::format("launch.overhead: {:.2f} us -> {:.2f} us\n", arch.launch_overhead_seconds * 1e6, fit.launch_overhead_seconds * 1e6);
+  } else {
+    std::cout << "launch.overhead: fit gave a non-positive value; kept\n";
+  }
+  struct Target {
+    const char* resource;
+    const char* section;
+    const char* key;
+    double value;
+    const char* unit;
+    double unit_scale;
+  };
+  const Target targets[] = {
+      {"dram", "dram", "effective_bandwidth", arch.dram.effective_bandwidth, "TB/s", 1e12},
+      {"l2", "l2", "bandwidth", arch.l2.bandwidth, "TB/s", 1e12},
+      {"l1", "l1", "bandwidth_per_sm", arch.l1.bandwidth_bytes_per_clock, "B/clk", 1},
+      {"shared", "shared_memory", "bandwidth_per_sm", arch.shared_memory.bandwidth_bytes_per_clock, "B/clk", 1},
+  };
+  for (const Target& t : targets) {
+    auto it = fit.scale.find(t.resource);
+    if (it == fit.scale.end()) continue;
+    if (it->second <= 0) {
+      std::cout << fmt::format("{}: fit gave a non-positive scale; kept\n", t.resource);
+      continue;
+    }
+    const double fitted = t.value / it->second / t.unit_scale;
+    replace_value(text, t.section, t.key, fmt::format("{:.3g}{}", fitted, t.unit),
+                  fmt::format("{} ({} cases bound by it)", tag, fit.cases.at(t.resource)));
+    std::cout << fmt::format("{}.{}: {:.3g} -> {:.3g} {} ({} cases)\n", t.section, t.key, t.value / t.unit_scale, fitted, t.unit,
+                             fit.cases.at(t.resource));
+  }
+  std::string residuals = fmt::format("# Calibration ({}): RMS relative error {:.1f}% -> {:.1f}% over {} cases. Residuals:\n",
+                                      tag, 100 * fit.rms_relative_error_before, 100 * fit.rms_relative_error_after,
+                                      fit.residuals.size());
+  for (const auto& [name, r] : fit.residuals) residuals += fmt::format("#   {:+6.1f}%  {}\n", 100 * r, name);
+  text = residuals + text;
+  const fs::path partial = out.string() + ".partial";
+  std::ofstream(partial) << text;
+  load_arch_file(partial);  // the result must still be a valid architecture
+  fs::rename(partial, out);
+  std::cout << "wrote " << out.string() << "\n";
+  return kExitOk;
+}
+
+}  // namespace memhier::cli
