@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include "cli_common.h"
 
 #include <fmt/format.h>
@@ -39,4 +40,15 @@ std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text)
   }
 }
 
+}  // namespace memhier::cli
+
+namespace memhier::cli {
+std::string plot_python() {
+  if (const char* env = std::getenv("MEMHIER_PYTHON"); env != nullptr && *env != '\0') return env;
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    const std::string probe = std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return candidate;
+  }
+  return "";
+}
 }  // namespace memhier::cli

@@ -28,3 +28,9 @@ bool parse(const std::string& command, const std::string& synopsis, const std::v
 std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text);
 
 }  // namespace memhier::cli
+
+namespace memhier::cli {
+// A Python interpreter with matplotlib for the plot scripts: $MEMHIER_PYTHON, else the first of python3 on PATH and
+// /usr/bin/python3 that imports matplotlib; empty when there is none.
+std::string plot_python();
+}  // namespace memhier::cli

@@ -12,5 +12,6 @@ int run_simulate(const std::vector<std::string>& args);
 int run_predict(const std::vector<std::string>& args);
 int run_validate(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
+int run_sweep(const std::vector<std::string>& args);
 
 }  // namespace memhier::cli

@@ -1,6 +1,8 @@
 // The report files. HTML is plain tables plus the plot images; no scripts, so it opens anywhere, offline.
 #include "validate_report.h"
 
+#include "cli_common.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -68,9 +70,10 @@ void write_report(const nlohmann::json& report, const fs::path& out, bool plots,
   write_csv(report, out / "report.csv");
   std::string note;
   if (plots) {
-    const std::string cmd = fmt::format("python3 '{}' '{}' '{}' 2>&1", plot_script.string(), (out / "report.json").string(),
+    const std::string python = plot_python();
+    const std::string cmd = fmt::format("{} '{}' '{}' '{}' 2>&1", python, plot_script.string(), (out / "report.json").string(),
                                         (out / "plots").string());
-    if (std::system(cmd.c_str()) != 0)
+    if (python.empty() || std::system(cmd.c_str()) != 0)
       note = "<p>Plots unavailable: python3 with matplotlib was not found (Debian: apt-get install python3-matplotlib).</p>";
   } else {
     note = "<p>Plots skipped (--no-plots).</p>";

@@ -1,0 +1,230 @@
+// `memhier sweep TRACE|KERNEL.yaml --arch NAME --vary KEY=V1,V2,... [--vary ...]`: what-if studies over a Cartesian
+// product of architecture keys (section.key, as in the arch YAML, e.g. l2.size=25MiB,50MiB), kernel parameters
+// (n=1024,4096) and architectures (arch=h100,b200). Points that differ only in timing constants share one simulation;
+// distinct memory configurations are simulated in parallel (OpenMP).
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "memhier/arch_loader.h"
+#include "memhier/kernel_desc.h"
+#include "memhier/timing.h"
+#include "memhier/trace_io.h"
+#include "memhier/units.h"
+#include "table.h"
+
+namespace memhier::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// Arch keys that only the timing model reads: changing them needs no new simulation.
+const std::set<std::string> kTimingOnly = {
+    "clocks.sm",          "dram.effective_bandwidth",   "dram.peak_bandwidth",     "dram.latency_cycles",
+    "l2.bandwidth",       "l2.near_latency_cycles",     "l2.far_latency_cycles",   "l1.latency_cycles",
+    "l1.bandwidth_per_sm", "shared_memory.latency_cycles", "shared_memory.bandwidth_per_sm", "launch.overhead",
+    "constant_cache.latency_cycles", "constant_cache.l15_latency_cycles"};
+
+struct Axis {
+  std::string key;  // "arch", "section.key" or a kernel parameter
+  std::vector<std::string> values;
+};
+
+struct Point {
+  std::map<std::string, std::string> values;  // axis key -> value
+  Arch arch;
+  std::string sim_key;  // points with equal sim_key share a simulation
+  std::vector<Prediction> predictions;
+};
+
+Axis parse_axis(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError(fmt::format("memhier sweep: --vary expects KEY=V1,V2,..., got '{}'", text));
+  Axis a{text.substr(0, eq), {}};
+  std::size_t start = eq + 1;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) a.values.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (a.values.empty()) throw UsageError(fmt::format("memhier sweep: --vary {} names no values", a.key));
+  return a;
+}
+
+Arch point_arch(const std::string& base, std::map<std::string, std::string> values) {
+  if (values.count("l2.size") != 0U && values.count("l2.persisting_max") == 0U) {
+    // Keep the persisting set-aside limit the same share of L2 (75% on sm_80+), as the hardware scales it.
+    const Arch b = load_arch(base);
+    const Arch sized = load_arch_string(fmt::format("extends: {}\nname: probe\nl2:\n  size: {}\n  persisting_max: 0B\n  "
+                                                    "max_window_size: 0B\n", base, values.at("l2.size")),
+                                        "--vary l2.size=" + values.at("l2.size"));
+    if (b.l2.persisting_max > 0 && b.l2.size > 0) {
+      const double share = static_cast<double>(b.l2.persisting_max) / static_cast<double>(b.l2.size);
+      values["l2.persisting_max"] = fmt::format("{}B", static_cast<std::uint64_t>(share * static_cast<double>(sized.l2.size)) / 1024 * 1024);
+    }
+  }
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> sections;
+  for (const auto& [key, value] : values)
+    if (const auto dot = key.find('.'); dot != std::string::npos) sections[key.substr(0, dot)].emplace_back(key.substr(dot + 1), value);
+  if (sections.empty()) return load_arch(base);
+  std::string yaml = fmt::format("extends: {}\nname: {}-sweep\n", base, base);
+  for (const auto& [section, keys] : sections) {
+    yaml += section + ":\n";
+    for (const auto& [k, v] : keys) yaml += fmt::format("  {}: {}\n", k, v);
+  }
+  std::string label = "--vary";
+  for (const auto& [key, value] : values) label += fmt::format(" {}={}", key, value);
+  return load_arch_string(yaml, label);
+}
+
+std::vector<Point> expand(const std::vector<Axis>& axes, const std::string& default_arch) {
+  std::vector<std::map<std::string, std::string>> combos(1);
+  for (const Axis& a : axes) {
+    std::vector<std::map<std::string, std::string>> next;
+    for (const auto& c : combos)
+      for (const std::string& v : a.values) {
+        auto n = c;
+        n[a.key] = v;
+        next.push_back(std::move(n));
+      }
+    combos = std::move(next);
+  }
+  std::vector<Point> points;
+  for (auto& c : combos) {
+    Point p;
+    p.values = c;
+    const std::string base = c.count("arch") != 0U ? c.at("arch") : default_arch;
+    p.arch = point_arch(base, c);
+    p.sim_key = "arch=" + base;
+    for (const auto& [key, value] : c)
+      if (key != "arch" && kTimingOnly.count(key) == 0) p.sim_key += fmt::format(" {}={}", key, value);
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+std::string plot_script() {
+  const fs::path here = fs::path(MEMHIER_SOURCE_DIR) / "validate" / "report" / "sweep_plot.py";
+  return here.string();
+}
+
+}  // namespace
+
+int run_sweep(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()                                                                                              //
+      ("trace", po::value<std::string>()->required(), "kernel .yaml, .mht or Accel-Sim trace")                      //
+      ("arch", po::value<std::string>()->default_value("h100"), "base architecture")                                //
+      ("vary", po::value<std::vector<std::string>>()->required(), "KEY=V1,V2,...: arch key (l2.size), kernel parameter (n) or arch")  //
+      ("set", po::value<std::vector<std::string>>(), "fixed description parameter: --set n=4096")                    //
+      ("threads", po::value<int>()->default_value(0), "configurations simulated at once (0: all cores)")           //
+      ("csv", "CSV on standard output")                                                                              //
+      ("json", "JSON on standard output")                                                                            //
+      ("plot", po::value<std::string>(), "write a plot of time against the first --vary key (.svg or .png)")       //
+      ("force", "replace the plot file if it exists");
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  if (!parse("sweep", "TRACE|KERNEL.yaml --arch NAME --vary KEY=V1,V2 [--vary ...] [--csv|--json] [--plot OUT.svg]", args,
+             options, pos, vm))
+    return kExitOk;
+  std::vector<Axis> axes;
+  for (const std::string& v : vm["vary"].as<std::vector<std::string>>()) axes.push_back(parse_axis(v));
+  std::vector<ParamOverride> fixed;
+  if (vm.count("set") != 0U)
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) fixed.push_back(parse_param_override(s));
+  if (vm.count("plot") != 0U && fs::exists(vm["plot"].as<std::string>()) && vm.count("force") == 0U)
+    throw UsageError(fmt::format("memhier sweep: {} exists; pass --force to replace it", vm["plot"].as<std::string>()));
+  const std::string trace = vm["trace"].as<std::string>();
+  std::vector<Point> points = expand(axes, vm["arch"].as<std::string>());
+
+  std::map<std::string, std::vector<std::size_t>> groups;  // sim_key -> points
+  for (std::size_t i = 0; i < points.size(); ++i) groups[points[i].sim_key].push_back(i);
+  std::vector<std::vector<std::size_t>> work;
+  for (auto& [key, members] : groups) work.push_back(members);
+  std::cerr << fmt::format("memhier sweep: {} points, {} distinct memory configurations to simulate\n", points.size(), work.size());
+  const int threads = vm["threads"].as<int>() > 0 ? vm["threads"].as<int>() : omp_get_max_threads();
+  std::atomic<std::size_t> done = 0;
+  std::vector<std::string> errors(work.size());
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+  for (std::size_t w = 0; w < work.size(); ++w) {
+    try {
+      Point& first = points[work[w].front()];
+      std::vector<ParamOverride> sets = fixed;
+      for (const auto& [key, value] : first.values)
+        if (key != "arch" && key.find('.') == std::string::npos) sets.push_back(parse_param_override(key + "=" + value));
+      auto source = open_trace(trace, sets);
+      const std::vector<KernelSim> sims = simulate(first.arch, *source);
+      for (std::size_t i : work[w])
+        for (const KernelSim& k : sims) points[i].predictions.push_back(predict(points[i].arch, k));
+    } catch (const std::exception& e) {
+      errors[w] = e.what();
+    }
+#pragma omp critical
+    std::cerr << fmt::format("\r  simulated {}/{}", ++done, work.size()) << std::flush;
+  }
+  std::cerr << "\n";
+  for (const std::string& e : errors)
+    if (!e.empty()) throw InputError({trace, 0, 0, -1}, "", e);
+
+  std::vector<std::string> keys;
+  for (const Axis& a : axes) keys.push_back(a.key);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Point& p : points)
+    for (const Prediction& pr : p.predictions) {
+      nlohmann::json row = {{"kernel", pr.kernel}, {"seconds", pr.seconds}, {"bound", pr.bound},
+                            {"dram_bandwidth", pr.dram_bandwidth}, {"explanation", pr.explanation}};
+      for (const auto& [key, value] : p.values) row[key] = value;
+      rows.push_back(row);
+    }
+  if (vm.count("json") != 0U) {
+    std::cout << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump(2) << "\n";
+  } else if (vm.count("csv") != 0U) {
+    for (const auto& k : keys) std::cout << k << ",";
+    std::cout << "kernel,seconds,bound,dram_bandwidth\n";
+    for (const auto& r : rows) {
+      for (const auto& k : keys) std::cout << r[k].get<std::string>() << ",";
+      std::cout << fmt::format("{},{:.9g},{},{:.6g}\n", r["kernel"].get<std::string>(), r["seconds"].get<double>(),
+                               r["bound"].get<std::string>(), r["dram_bandwidth"].get<double>());
+    }
+  } else {
+    std::vector<std::string> header = keys;
+    for (const char* h : {"kernel", "predicted", "bound", "why"}) header.emplace_back(h);
+    Table t(header);
+    for (const auto& r : rows) {
+      std::vector<std::string> cells;
+      for (const auto& k : keys) cells.push_back(r[k].get<std::string>());
+      cells.push_back(r["kernel"].get<std::string>());
+      cells.push_back(units::format_duration(r["seconds"].get<double>()));
+      cells.push_back(r["bound"].get<std::string>());
+      cells.push_back(r["explanation"].get<std::string>());
+      t.add(cells);
+    }
+    t.print(std::cout);
+  }
+  if (vm.count("plot") != 0U) {
+    const fs::path json_file = fs::path(vm["plot"].as<std::string>()).string() + ".json";
+    std::ofstream(json_file) << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump() << "\n";
+    const std::string python = plot_python();
+    const std::string cmd = fmt::format("{} '{}' '{}' '{}'", python, plot_script(), json_file.string(), vm["plot"].as<std::string>());
+    const int rc = python.empty() ? 1 : std::system(cmd.c_str());
+    fs::remove(json_file);
+    if (rc != 0) {
+      std::cerr << "memhier sweep: the plot needs python3 with matplotlib (Debian: apt-get install python3-matplotlib)\n";
+      return kExitCheckFailed;
+    }
+    std::cerr << "plot: " << vm["plot"].as<std::string>() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace memhier::cli
