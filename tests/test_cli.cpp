@@ -231,3 +231,57 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   CHECK(p["terms"].size() == 7);
   CHECK(memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,nosuch", kExamples)).rc == 2);
 }
+
+TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys scale DRAM time exactly") {
+  Result r = memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set 'n=1<<20' --vary l2.size=25MiB,50MiB "
+                                 "--vary dram.effective_bandwidth=1.5TB/s,3TB/s --json",
+                                 kExamples));
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("4 points, 2 distinct memory configurations") != std::string::npos);
+  const auto points = nlohmann::json::parse(r.out)["points"];
+  REQUIRE(points.size() == 4);
+  // Same L2 size, DRAM-bound: halving the bandwidth doubles the time above the launch overhead (4.07 us in h100.yaml).
+  double slow = 0, fast = 0;
+  for (const auto& p : points)
+    if (p["l2.size"] == "50MiB") (p["dram.effective_bandwidth"] == "1.5TB/s" ? slow : fast) = p["seconds"].get<double>();
+  REQUIRE(fast > 0);
+  CHECK((slow - 4.07e-6) == doctest::Approx(2 * (fast - 4.07e-6)).epsilon(1e-6));
+  CHECK(memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary l2.nosuch=1", kExamples)).rc == 2);
+  CHECK(memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary l2.size", kExamples)).rc == 2);
+  Result cross = memhier(fmt::format("sweep {}/transpose_padded.yaml --set n=256 --vary arch=h100,b200,a100 --csv", kExamples));
+  CHECK(cross.rc == 0);
+  CHECK(cross.out.find("b200,transpose_padded") != std::string::npos);
+}
+
+TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses bad usage") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("memhier_validate_{}", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "suite");
+  // Two measured cases as run_suite.sh writes them (times chosen by hand: 2x and 1x the model's DRAM time).
+  std::ofstream(dir / "suite" / "timings.jsonl")
+      << R"({"case":"coalesced_copy n=1<<20","kernel":"coalesced_copy","params":"n=1<<20","regime":"hbm","warm":false,"launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n"
+      << R"({"case":"coalesced_copy n=1<<21","kernel":"coalesced_copy","params":"n=1<<21","regime":"hbm","warm":false,"launches_per_run":1,"median_s":1e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n";
+  Result v = memhier(fmt::format("validate --results {} --out {}/report --no-plots --json", dir.string(), dir.string()));
+  REQUIRE(v.rc == 0);
+  const auto report = nlohmann::json::parse(v.out);
+  CHECK(report["arch"] == "h100");
+  CHECK(report["summary"]["time_from_description"]["cases"] == 2);
+  CHECK(fs::exists(dir / "report" / "report.html"));
+  CHECK(fs::exists(dir / "report" / "report.csv"));
+  CHECK(memhier(fmt::format("validate --results {} --out {}/report", dir.string(), dir.string())).rc == 2);  // exists
+  CHECK(memhier(fmt::format("validate --results {} --out {}/r2 --no-plots --max-mape 1", dir.string(), dir.string())).rc == 1);
+  // Ratchet: a baseline with a lower MAPE than this run fails; this run's own summary passes.
+  Result b = memhier(fmt::format("validate --results {0} --out {0}/r3 --no-plots --write-baseline {0}/base.json", dir.string()));
+  CHECK(b.rc == 0);
+  CHECK(memhier(fmt::format("validate --results {0} --out {0}/r4 --no-plots --baseline {0}/base.json", dir.string())).rc == 0);
+  std::ofstream(dir / "strict.json") << R"({"summary":{"time_from_description":{"mape_pct":0.5}}})";
+  Result strict = memhier(fmt::format("validate --results {0} --out {0}/r5 --no-plots --baseline {0}/strict.json", dir.string()));
+  CHECK(strict.rc == 1);
+  CHECK(strict.err.find("worse than the baseline") != std::string::npos);
+  CHECK(memhier(fmt::format("validate --results {}/nosuch --out {}/r6", dir.string(), dir.string())).rc == 2);
+  CHECK(memhier(fmt::format("calibrate --arch h100 --measurements {}/report/report.json -o {}/fit.yaml", dir.string(), dir.string())).rc == 2);  // 2 cases, 2 unknowns: too few
+  CHECK(memhier("trace capture -o x.mht").rc == 2);  // no program
+  CHECK(memhier("trace capture -o x.txt -- true").rc == 2);
+  fs::remove_all(dir);
+}
