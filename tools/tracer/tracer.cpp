@@ -203,6 +203,7 @@ void Tracer::launch_begin(const Sanitizer_LaunchData& l) {
   if (sanitizerGetFunctionPcAndSize(l.module, l.functionName, &p.function_pc, &size) != SANITIZER_SUCCESS) p.function_pc = 0;
   p.host_header = TraceHeader{};
   p.host_header.capacity = m_cfg.buffer_bytes;
+  p.host_header.valid_end = ~0ULL;
   p.host_header.enabled = 1;
   p.host_header.sample = m_cfg.sample;
   sanitizerMemcpyHostToDeviceAsync(s.buffer, &p.host_header, sizeof p.host_header, l.hStream);
@@ -217,7 +218,7 @@ void Tracer::launch_end(const Sanitizer_LaunchData& l) {
   if (sanitizerStreamSynchronize(l.hStream) != SANITIZER_SUCCESS) return fail("cannot wait for " + p.launch.name);
   TraceHeader h{};
   sanitizerMemcpyDeviceToHost(&h, p.state->buffer, sizeof h, l.hStream);
-  const std::uint64_t kept = std::min(h.used, h.capacity);
+  const std::uint64_t kept = std::min({h.used, h.capacity, h.valid_end});
   std::vector<unsigned char> bytes(kept);
   if (kept > 0) sanitizerMemcpyDeviceToHost(bytes.data(), p.state->buffer + 1, kept, l.hStream);
   try {

@@ -42,6 +42,7 @@ __device__ __forceinline__ void emit(void* userdata, unsigned long long pc, tr::
     if (offset + bytes > h->capacity) {
       atomicAdd(&h->dropped_records, 1ULL);
       atomicAdd(&h->dropped_bytes, bytes);
+      atomicMin(&h->valid_end, offset);  // bytes from here to capacity hold no complete record
       offset = ~0ULL;
     }
   }

@@ -11,6 +11,7 @@ struct TraceHeader {
   unsigned long long capacity;         // bytes available after this header
   unsigned long long dropped_records;  // warp records that did not fit
   unsigned long long dropped_bytes;
+  unsigned long long valid_end;        // start of the first record that did not fit (~0: none); data ends there
   std::uint32_t enabled;               // 0: this launch is not captured
   std::uint32_t sample;                // capture blocks whose linear index is a multiple of this
 };
