@@ -93,7 +93,8 @@ nlohmann::json environment() {
           {"l2_bytes", prop.l2CacheSize},
           {"sm_clock_max_mhz", clock_khz / 1000},
           {"memory_clock_max_mhz", mem_khz / 1000},
-          {"driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10)},
+          {"cuda_driver_api", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10)},  // not the
+          // kernel driver's version (580.x): nvidia-smi gives that, in the scripts' environment.txt
           {"cuda_runtime", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10)},
           {"date", date}};
 }
@@ -154,10 +155,11 @@ int run(const Options& o) {
   cudaStream_t stream = nullptr;
   SUITE_CHECK(cudaStreamCreate(&stream));
   suite::L2Flusher flusher;
-  int failures = 0;
+  int failures = 0, selected = 0;
   for (suite::Case& c : cases) {
     if (!std::regex_search(c.id(), filter) || (!o.exact.empty() && c.id() != o.exact)) continue;
     if ((o.only == "cold" && c.warm) || (o.only == "warm" && !c.warm)) continue;
+    ++selected;
     nlohmann::json rec = {{"case", c.id()}, {"kernel", c.kernel}, {"params", c.params}, {"regime", c.regime},
                           {"warm", c.warm}, {"launches_per_run", c.launches}};
     c.setup();
@@ -182,6 +184,7 @@ int run(const Options& o) {
               << (o.once ? "" : ", median " + std::to_string(rec["median_s"].get<double>() * 1e6) + " us") << "\n";
   }
   cudaStreamDestroy(stream);
+  if (selected == 0) throw std::invalid_argument("no case matches the selection (see --list)");
   if (failures > 0) std::cerr << failures << " case(s) failed the output check\n";
   return failures > 0 ? 1 : 0;
 }

@@ -42,7 +42,7 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
                            static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
   p.terms.push_back({"shared", safe_div(wavefronts, per_clock * clock * sms),
-                     fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.0f}/clk on {} SMs", wavefronts,
+                     fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk on {} SMs", wavefronts,
                                  c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, p.active_sms)});
   p.terms.push_back({"constant", safe_div(static_cast<double>(c.constant_serialized), clock * sms),
                      fmt::format("{} serialized constant accesses", c.constant_serialized)});

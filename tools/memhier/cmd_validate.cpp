@@ -99,6 +99,7 @@ int run_validate(const std::vector<std::string>& args) {
   if (vo.threads < 1 || vo.threads > 1024) throw UsageError("memhier validate: --threads must be 1 to 1024");
   if (vm.count("only") != 0U) vo.only = vm["only"].as<std::string>();
   const auto cases = run_validation(arch, results, vo);
+  if (cases.empty()) throw UsageError(fmt::format("memhier validate: no case of {} matches --only", dir.string()));
   const nlohmann::json report = validation_report(arch, results, cases);
   write_report(report, out, vm.count("no-plots") == 0U, source_dir() / "validate" / "report" / "plots.py");
   if (vm.count("json") != 0U) std::cout << report.dump(2) << "\n";

@@ -187,9 +187,9 @@ void Tracer::launch_begin(const Sanitizer_LaunchData& l) {
   ContextState& s = context(l.context);
   if (!s.patches_loaded) return;
   const std::string name = demangled_name(l.functionName);
-  bool capture = !m_failed && std::regex_search(name, m_cfg.kernel);
-  if (capture) capture = m_matched >= m_cfg.first && m_matched < m_cfg.last;
-  if (std::regex_search(name, m_cfg.kernel)) ++m_matched;
+  const bool matches = std::regex_search(name, m_cfg.kernel);
+  const bool capture = !m_failed && matches && m_matched >= m_cfg.first && m_matched < m_cfg.last;
+  if (matches) ++m_matched;
   if (!capture) {
     static const TraceHeader off{};
     sanitizerMemcpyHostToDeviceAsync(s.disabled, const_cast<TraceHeader*>(&off), sizeof off, l.hStream);

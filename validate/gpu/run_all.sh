@@ -10,17 +10,7 @@ out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 cd "$(dirname "$0")/../.."
 
-# The GPU machine lacks muparser and Boost.Program_options (it has Boost 1.83 headers only). Unpack the Debian 12
-# packages carried in .deb/ into a private prefix and point CMake and pkg-config at it; nothing is written under /.
-if ls .deb/*.deb >/dev/null 2>&1; then
-  prefix=/tmp/memhier-deps
-  for deb in .deb/*.deb; do dpkg -x "$deb" "$prefix"; done
-  pcdir=$prefix/usr/lib/x86_64-linux-gnu/pkgconfig
-  sed -i "s|^prefix=/usr|prefix=$prefix/usr|" "$pcdir/muparser.pc"
-  export PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-  export CMAKE_PREFIX_PATH=$prefix/usr
-  export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
 
 {
   date -u +%Y-%m-%dT%H:%M:%SZ

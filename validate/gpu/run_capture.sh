@@ -9,15 +9,7 @@ set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/capture
 mkdir -p "$out/traces" "$out/info" "$out/torch"
 cd "$(dirname "$0")/../.."
-if ls .deb/*.deb >/dev/null 2>&1; then
-  prefix=/tmp/memhier-deps
-  for deb in .deb/*.deb; do dpkg -x "$deb" "$prefix"; done
-  pcdir=$prefix/usr/lib/x86_64-linux-gnu/pkgconfig
-  sed -i "s|^prefix=/usr|prefix=$prefix/usr|" "$pcdir/muparser.pc"
-  export PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-  export CMAKE_PREFIX_PATH=$prefix/usr
-  export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
 build=build/gpu
 ( cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_BENCH=OFF -DMEMHIER_BUILD_TESTS=OFF &&
   cmake --build $build -j "$(nproc)" --target memhier_cli memhier_tracer memhier_suite ) > "$out/build.log" 2>&1

@@ -1,5 +1,5 @@
-// Kernels written exactly as traces/examples describe them, launched once each with the parameters in
-// validate/sim_check/cases.txt, so `ncu` counters can be compared with `memhier simulate` on the same descriptions.
+// The suite's kernels (kernels/suite_kernels.cuh, written as traces/examples describe them), launched once each with
+// the parameters in validate/sim_check/cases.txt (left column: the launch labels of the committed run), so `ncu` counters can be compared with `memhier simulate` on the same descriptions.
 // Inputs are zero-filled (the counted traffic does not depend on values); random indices come from memhier's urand.
 #include <cuda_runtime.h>
 
@@ -8,47 +8,10 @@
 
 #include "../probe/cuda_check.h"
 #include "memhier/urand.h"
-
-__global__ void strided_copy(const float* x, float* y, long long n, int stride) {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) y[i] = x[i * stride];
-}
-__global__ void misaligned_copy(const float* x, float* y, long long n, int offset) {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) y[i] = x[i + offset];
-}
-__global__ void vector_copy4(const float4* x, float4* y, long long n4) {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n4) y[i] = x[i];
-}
-__global__ void coalesced_copy(const float* x, float* y, long long n) {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) y[i] = x[i];
-}
-template <int kPitch>
-__global__ void transpose(const float* in, float* out, int n) {
-  __shared__ float tile[32 * kPitch];
-  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) tile[(threadIdx.y + j) * kPitch + threadIdx.x] = in[(y + j) * n + x];
-  __syncthreads();
-  x = blockIdx.y * 32 + threadIdx.x;
-  y = blockIdx.x * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) out[(y + j) * n + x] = tile[threadIdx.x * kPitch + threadIdx.y + j];
-}
-__global__ void random_gather(const int* idx, const float* in, float* out, long long n) {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = in[idx[i]];
-}
-__global__ void matmul_naive(const float* A, const float* B, float* C, int n) {
-  int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
-  if (row < n && col < n) {
-    float acc = 0;
-    for (int k = 0; k < n; ++k) acc += A[row * n + k] * B[k * n + col];
-    C[row * n + col] = acc;
-  }
-}
+#include "../../kernels/suite_kernels.cuh"  // the same kernels the validation suite times
 
 int main() {
+  using namespace suite;
   const size_t big = size_t{1} << 30;  // 1 GiB each: stride 32 over 4 Mi floats reads 512 MiB
   float *a = nullptr, *b = nullptr;
   CHECK(cudaMalloc(&a, big));
@@ -59,10 +22,10 @@ int main() {
     strided_copy<<<static_cast<unsigned>(n / 256), 256>>>(a, b, n, stride);
   }
   misaligned_copy<<<static_cast<unsigned>(n / 256), 256>>>(a, b, n, 1);
-  vector_copy4<<<static_cast<unsigned>(n / 4 / 256), 256>>>(reinterpret_cast<float4*>(a), reinterpret_cast<float4*>(b), n / 4);
+  vector_copy<float4><<<static_cast<unsigned>(n / 4 / 256), 256>>>(reinterpret_cast<float4*>(a), reinterpret_cast<float4*>(b), n / 4);
   coalesced_copy<<<static_cast<unsigned>((1 << 24) / 256), 256>>>(a, b, 1 << 24);
-  transpose<32><<<dim3(2048 / 32, 2048 / 32), dim3(32, 8)>>>(a, b, 2048);
-  transpose<33><<<dim3(2048 / 32, 2048 / 32), dim3(32, 8)>>>(a, b, 2048);
+  transpose_shared<32><<<dim3(2048 / 32, 2048 / 32), dim3(32, 8)>>>(a, b, 2048);
+  transpose_shared<33><<<dim3(2048 / 32, 2048 / 32), dim3(32, 8)>>>(a, b, 2048);
   {
     const long long gn = 1 << 22, m = 1 << 24;
     std::vector<int> idx(static_cast<size_t>(gn));
