@@ -33,9 +33,9 @@ TEST_CASE("2.2 h100 values come through with their units") {
   CHECK(a.shared_memory.max_per_sm == 233472);
   CHECK(a.unified_l1.carveouts.size() == 10);
   CHECK(a.unified_l1.carveouts.back() == 228 * 1024);
-  CHECK(a.dram.peak_bandwidth == doctest::Approx(3.35e12));
-  CHECK(a.sm_clock_hz == doctest::Approx(1.98e9));
-  CHECK(a.launch_overhead_seconds == doctest::Approx(4.07e-6));
+  CHECK(a.dram.peak_bandwidth == test::exactly(3.35e12));
+  CHECK(a.sm_clock_hz == test::exactly(1.98e9));
+  CHECK(a.launch_overhead_seconds == test::exactly(4.62e-6));
   CHECK(a.l1.replacement == Replacement::lru);
 }
 

@@ -139,6 +139,43 @@ TEST_CASE("DRAM fetch granularity: isolated sectors cost 64 bytes each, a coales
   CHECK(c.dram_write_bytes == 0);  // written lines stay in L2 at the end of the kernel
 }
 
+TEST_CASE("L2 partitions: a far SM reads through a copy in its own partition; writes make copies stale") {
+  // Two one-warp blocks land on SM 0 and SM 1, one per partition, so one of them is far from the line's home slice
+  // whichever slice that is. Every load bypasses L1 (cg) so all of them reach L2.
+  const std::string reads = R"(kernel: shared_line
+params: {reps: 8}
+launch: {grid: 2, block: 32, registers: 16}
+arrays:
+  buf: {element: 4, length: 32}
+body:
+  - for: r
+    to: reps
+    do:
+      - load: buf[threadIdx.x]
+        hint: cg
+)";
+  // Near SM: 8 home lookups of 4 sectors, the first a miss. Far SM: 8 lookups of its copy, the first a miss that goes
+  // on to the home slice (4 more sectors, a hit or the miss that fetches the line, whoever came first).
+  SimCounters c = run(h100(), reads);
+  CHECK(c.l2_read_sectors == 8 * 8 + 4);
+  CHECK(c.l2_far_sectors == 4);
+  CHECK(c.l2_read_hits == 8 * 8 + 4 - 8);
+  CHECK(c.dram_read_bytes == 128);
+
+  // Each round both SMs read and then write the line: the near SM's write (or the far SM's own) drops the far copy,
+  // so the far SM's next read misses its copy and hits at home. Writes: 4 sectors near, 4 + 4 far, all hits as ncu
+  // counts them.
+  std::string rw = reads;
+  rw += "      - store: buf[threadIdx.x]\n";
+  SimCounters w = run(h100(), rw);
+  CHECK(w.l2_read_sectors == 8 * 12);
+  CHECK(w.l2_read_hits == 8 * 12 - 8 - 4 * 7);
+  CHECK(w.l2_write_sectors == 8 * 12);
+  CHECK(w.l2_write_hits == w.l2_write_sectors);
+  CHECK(w.l2_far_sectors == 8 * 4 + 8 * 4);
+  CHECK(w.dram_read_bytes == 128);
+}
+
 TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream passes, and loses it without") {
   Arch a = h100();
   a.l2.size = 512U << 10U;  // a 512 KiB L2 (4 slices of 64 sets x 16 ways) so a small stream can overrun it

@@ -14,6 +14,10 @@ namespace test {
 
 inline std::filesystem::path arch_dir() { return MEMHIER_TEST_ARCH_DIR; }
 
+// Equal to 1e-9 relative. doctest's default Approx adds an absolute 1.2e-5 (its scale of 1), which would let any two
+// times in microseconds pass.
+inline doctest::Approx exactly(double v) { return doctest::Approx(v).epsilon(1e-9).scale(0); }
+
 inline std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::ostringstream ss;

@@ -1,5 +1,6 @@
 // Timing model on hand-checkable cases, with the H100 file's constants: effective DRAM 2.55 TB/s (fitted), DRAM latency 675
-// cycles at 1980 MHz, launch overhead 4.62 us (fitted), shared memory 1 wavefront per clock per SM on 132 SMs.
+// cycles at 1980 MHz, launch overhead 4.62 us (fitted), shared memory 122/128 wavefronts per clock per SM (fitted) on
+// 132 SMs. Times compare to 1e-9 relative (doctest's default Approx would accept any two times within 12 us).
 #include <doctest/doctest.h>
 
 #include "memhier/arch_loader.h"
@@ -13,30 +14,37 @@ using namespace memhier;
 
 Arch h100() { return load_arch_file(test::arch_dir() / "h100.yaml"); }
 
-KernelSim kernel(std::uint64_t blocks, double warps_per_sm) {
+// A launch of `blocks` blocks of `threads` threads, `per_sm` of them resident per SM (132 SMs).
+KernelSim kernel(std::uint64_t blocks, std::uint32_t threads, int per_sm) {
   KernelSim k;
+  k.launch.block = {threads, 1, 1};
   k.counters.blocks = blocks;
-  k.achieved_warps_per_sm = warps_per_sm;
-  k.occupancy.blocks_per_sm = 1;
+  k.occupancy.blocks_per_sm = per_sm;
+  const std::uint64_t wave = 132U * static_cast<std::uint64_t>(per_sm);
+  k.counters.waves = (blocks + wave - 1) / wave;
+  k.achieved_warps_per_sm = static_cast<double>(std::min(blocks, wave)) / 132.0 * threads / 32.0;
   return k;
 }
+
+using test::exactly;
 
 }  // namespace
 
 TEST_CASE("pure DRAM streaming: bytes / effective bandwidth + launch") {
-  KernelSim k = kernel(10000, 64);
+  KernelSim k = kernel(10000, 256, 8);
   k.counters.dram_read_bytes = 500'000'000;
   k.counters.dram_write_bytes = 500'000'000;
   Prediction p = predict(h100(), k);
   CHECK(p.bound == "dram");
-  CHECK(p.seconds == doctest::Approx(1e9 / 2.55e12 + 4.62e-6));  // 318.535 us
+  CHECK(p.seconds == exactly(1e9 / 2.55e12 + 4.62e-6));  // 396.777 us
   CHECK(p.explanation.find("DRAM-bound") == 0);
 }
 
 TEST_CASE("latency-bound pointer chase: accesses x latency") {
-  // One warp, 1000 dependent loads that miss L1 and L2: 1000 x 675 cycles / 1.98 GHz = 340.909 us.
-  KernelSim k = kernel(1, 1);
+  // One warp, 1000 dependent loads (1000 waits) that miss L1 and L2: 1000 x 675 cycles / 1.98 GHz = 340.909 us.
+  KernelSim k = kernel(1, 32, 1);
   k.counters.global_ld_requests = 1000;
+  k.counters.load_waits = 1000;
   k.counters.global_ld_sectors = 1000;
   k.counters.l1_sector_lookups = 1000;
   k.counters.l2_read_sectors = 1000;
@@ -44,19 +52,37 @@ TEST_CASE("latency-bound pointer chase: accesses x latency") {
   k.counters.warp_instructions = 1000;
   Prediction p = predict(h100(), k);
   CHECK(p.bound == "latency");
-  CHECK(p.seconds == doctest::Approx(1000 * 675 / 1.98e9 + 4.07e-6));
+  CHECK(p.seconds == exactly(1000 * 675 / 1.98e9 + 4.62e-6));
+  // The same loads in runs of two independent ones wait half as often.
+  k.counters.load_waits = 500;
+  CHECK(predict(h100(), k).seconds == exactly(500 * 675 / 1.98e9 + 4.62e-6));
+  // 133 such blocks of one warp on one block per SM: two waves, the second holding one block, twice the time.
+  KernelSim two = kernel(133, 32, 1);
+  two.counters = k.counters;
+  two.counters.blocks = 133;
+  two.counters.waves = 2;
+  for (std::uint64_t SimCounters::*f : {&SimCounters::global_ld_requests, &SimCounters::global_ld_sectors, &SimCounters::l1_sector_lookups,
+                  &SimCounters::l2_read_sectors, &SimCounters::dram_read_bytes, &SimCounters::warp_instructions,
+                  &SimCounters::load_waits})
+    two.counters.*f *= 133;
+  CHECK(predict(h100(), two).seconds == exactly(2 * 500 * 675 / 1.98e9 + 4.62e-6));
   CHECK(p.explanation.find("latency-bound: 1.0 warps per SM") == 0);
 }
 
 TEST_CASE("a bank-conflicted kernel scales with wavefronts") {
-  KernelSim k = kernel(1320, 32);
+  KernelSim k = kernel(1320, 1024, 1);  // 10 full waves of 32 warps per SM
   k.counters.shared_ld_requests = 1'000'000;
   k.counters.shared_ld_wavefronts = 32'000'000;  // 32-way conflicts
   k.counters.shared_ld_bank_conflicts = 31'000'000;
   Prediction a = predict(h100(), k);
   CHECK(a.bound == "shared");
-  // 32e6 wavefronts / (132 SMs x 1980 MHz) = 122.436 us
-  CHECK(a.seconds == doctest::Approx(32e6 / (132 * 1.98e9) + 4.07e-6));
+  // 32e6 wavefronts / (132 SMs x 1980 MHz x 0.953125 per clock: the fitted 122 B/clk over 32 banks x 4 B)
+  CHECK(a.seconds == exactly(32e6 / (132 * 1.98e9 * (122.0 / 128)) + 4.62e-6));
+  // 1321 blocks: one SM runs 11 blocks while the rest run 10, and the shared-memory time follows the busiest SM.
+  KernelSim tail = k;
+  tail.counters.blocks = 1321;
+  tail.counters.waves = 11;
+  CHECK(predict(h100(), tail).seconds == exactly(32e6 / (132 * 1.98e9 * (122.0 / 128)) * 11 * 132 / 1321 + 4.62e-6));
   k.counters.shared_ld_wavefronts = 1'000'000;  // conflict-free
   k.counters.shared_ld_bank_conflicts = 0;
   Prediction b = predict(h100(), k);
@@ -76,7 +102,7 @@ TEST_CASE("calibrate: a fit on synthetic runs recovers the launch overhead and t
   m.push_back({"lat", 1e-3, 1, "latency", 5e-4});     // latency-bound: not fitted
   m.push_back({"lonely", 1e-3, 1, "shared", 2e-4});  // one case only: below min_cases, left out
   const memhier::CalibrationFit fit = memhier::fit_timing(m, 4e-6, 2);
-  CHECK(fit.launch_overhead_seconds == doctest::Approx(3e-6).epsilon(1e-9));
+  CHECK(fit.launch_overhead_seconds == exactly(3e-6));
   CHECK(fit.scale.at("dram") == doctest::Approx(1.25).epsilon(1e-9));
   CHECK(fit.scale.at("l2") == doctest::Approx(0.8).epsilon(1e-9));
   CHECK(fit.scale.count("shared") == 0);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "memhier/units.h"
+#include "test_support.h"
 
 using namespace memhier::units;
 
@@ -24,11 +25,11 @@ TEST_CASE("1.2 sizes without a unit, with a bad unit, fractional bytes or negati
 }
 
 TEST_CASE("1.3 bandwidth, per-clock, frequency and duration") {
-  CHECK(parse_bandwidth("3.35TB/s") == doctest::Approx(3.35e12));
-  CHECK(parse_bandwidth("900GB/s") == doctest::Approx(9e11));
+  CHECK(parse_bandwidth("3.35TB/s") == test::exactly(3.35e12));
+  CHECK(parse_bandwidth("900GB/s") == test::exactly(9e11));
   CHECK(parse_bytes_per_clock("128B/clk") == 128.0);
-  CHECK(parse_frequency("1980MHz") == doctest::Approx(1.98e9));
-  CHECK(parse_duration("3.3us") == doctest::Approx(3.3e-6));
+  CHECK(parse_frequency("1980MHz") == test::exactly(1.98e9));
+  CHECK(parse_duration("3.3us") == test::exactly(3.3e-6));
   CHECK_THROWS_AS(parse_bandwidth("3.35TB"), std::invalid_argument);
   CHECK_THROWS_AS(parse_frequency("fast"), std::invalid_argument);
 }

@@ -32,6 +32,12 @@ class SetCache {
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return m_ways[slot].kind == kPersist; }
   void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
   void demote_persisting();
+  // Drops the slot's line without writing it back (a stale copy: the caller knows it is clean).
+  void invalidate(std::uint32_t slot) {
+    Way& w = m_ways[slot];
+    if (w.kind == kPersist) --m_persist[slot / m_g.ways];
+    w = Way{};
+  }
   template <typename F>
   void flush(F&& on_dirty) {
     for (Way& w : m_ways) {

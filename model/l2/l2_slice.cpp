@@ -19,39 +19,74 @@ void L2Slice::flush(SimCounters& c) {
   });
 }
 
-// One request: some sectors of one line from one warp instruction. A sector that another sector of the same request
-// brings in (through the DRAM fetch granularity) still counts as a miss, as ncu counts it.
-void L2Slice::access(const L2Request& r, SimCounters& c) {
+std::uint32_t L2Slice::granules(std::uint32_t sectors) const {
   const CacheGeometry& g = m_spec.geometry;
   const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
   const std::uint32_t group_mask = (1U << group) - 1U;
   const auto sectors_per_line = static_cast<unsigned>(g.line_bytes / g.sector_bytes);
-  std::uint32_t want = r.sectors;
-  const bool far = static_cast<int>(r.sm) % m_spec.partitions != m_spec.partition;
-  auto n = static_cast<std::uint64_t>(std::popcount(want));
+  std::uint32_t out = 0;
+  for (unsigned first = 0; first < sectors_per_line; first += group)
+    if ((sectors & (group_mask << first)) != 0) out |= group_mask << first;
+  return out;
+}
+
+// ncu's lts__t_sectors_op_write_lookup_hit equals lts__t_sectors_op_write on every H100 suite kernel, cold streaming
+// copies included (validate/results/h100-2026-11-22/report): a write allocates its sectors without a fetch and counts
+// as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats.
+void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
+  const std::uint64_t bytes = sectors * m_spec.geometry.sector_bytes;
+  c.l2_beats += (bytes + m_spec.slice_width - 1) / m_spec.slice_width;
+  switch (op) {
+    case L2Op::read: c.l2_read_sectors += sectors; c.l2_read_hits += hits; break;
+    case L2Op::write: c.l2_write_sectors += sectors; c.l2_write_hits += sectors; break;
+    case L2Op::atom:
+    case L2Op::red: c.l2_atom_sectors += sectors; c.l2_atom_hits += hits; break;
+  }
+}
+
+std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
+  const std::uint32_t slot = m_cache.find(r.line);
+  const std::uint32_t have = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
+  count(r.op, static_cast<std::uint64_t>(std::popcount(r.sectors)),
+        static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
+  if (r.op != L2Op::read) {  // the home slice owns the data; a stale copy goes
+    if (slot != SetCache::kNone) m_cache.invalidate(slot);
+    return r.sectors;
+  }
+  const std::uint32_t missing = r.sectors & ~have;
+  if (slot != SetCache::kNone) {
+    if (missing == 0 && m_cache.persisting(slot)) c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors));
+    m_cache.touch(slot);
+    m_cache.valid(slot) |= static_cast<std::uint8_t>(granules(missing));
+  } else {
+    SetCache::Evicted ev;  // copies are clean: nothing to write back
+    const std::uint32_t s = m_cache.insert(r.line, r.property, ev);
+    if (ev.valid && ev.dirty != 0)  // the victim may be a line homed here
+      dram(ev.line * m_spec.geometry.line_bytes,
+           static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
+    m_cache.valid(s) = static_cast<std::uint8_t>(granules(missing));
+  }
+  return missing;
+}
+
+void L2Slice::drop_copy(std::uint64_t line) {
+  const std::uint32_t slot = m_cache.find(line);
+  if (slot != SetCache::kNone) m_cache.invalidate(slot);
+}
+
+// Some sectors of one line from one warp instruction. A sector that another sector of the same request brings in
+// (through the DRAM fetch granularity) still counts as a miss, as ncu counts it. A far request travels in whole fetch
+// granules (H100 lts sectors for isolated far sectors: 2.0x the L1 sectors; sim_check).
+void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCounters& c) {
+  const CacheGeometry& g = m_spec.geometry;
+  std::uint32_t want = sectors;
+  if (far && r.op != L2Op::write) want = granules(sectors);
+  const auto n = static_cast<std::uint64_t>(std::popcount(want));
+  if (far) c.l2_far_sectors += n;
   std::uint32_t slot = m_cache.find(r.line);
   const std::uint32_t before = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
-  auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
-  if (far) {
-    // A request for the other partition's slice is looked up on the near side first (a miss there), then travels
-    // in whole fetch granules: ncu counts both lookups (H100: lts sectors = 1.5x the L1 sectors for full lines,
-    // 2.0x for isolated sectors; validate/results/h100-2026-11-22/sim_check).
-    std::uint32_t promoted = 0;
-    if (r.op != L2Op::write)
-      for (unsigned first = 0; first < sectors_per_line; first += group)
-        if ((want & (group_mask << first)) != 0) promoted |= group_mask << first;
-    if (promoted == 0) promoted = want;
-    c.l2_far_sectors += static_cast<std::uint64_t>(std::popcount(promoted));
-    n += static_cast<std::uint64_t>(std::popcount(promoted));
-    hits = static_cast<std::uint64_t>(std::popcount(promoted & before));
-    want = promoted;
-  }
-  switch (r.op) {
-    case L2Op::read: c.l2_read_sectors += n; c.l2_read_hits += hits; break;
-    case L2Op::write: c.l2_write_sectors += n; c.l2_write_hits += hits; break;
-    case L2Op::atom:
-    case L2Op::red: c.l2_atom_sectors += n; c.l2_atom_hits += hits; break;
-  }
+  const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
+  count(r.op, n, hits, c);
   if (slot != SetCache::kNone) {
     if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
@@ -67,11 +102,11 @@ void L2Slice::access(const L2Request& r, SimCounters& c) {
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
-  std::uint32_t missing = want & ~before;
-  for (unsigned first = 0; first < sectors_per_line && missing != 0; first += group) {
-    const std::uint32_t gm = group_mask << first;
-    if ((missing & gm) == 0) continue;
-    missing &= ~gm;
+  const std::uint32_t fetch = granules(want & ~before);
+  const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
+  for (unsigned first = 0; first < g.line_bytes / g.sector_bytes; first += group) {
+    const std::uint32_t gm = ((1U << group) - 1U) << first;
+    if ((fetch & gm) == 0) continue;
     dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
     m_cache.valid(slot) |= static_cast<std::uint8_t>(gm & ~static_cast<std::uint32_t>(m_cache.dirty(slot)));
   }

@@ -1,6 +1,14 @@
 #pragma once
 // One L2 slice: sectored, write-back with dirty sectors, residency control through its cache's persisting ways, and
 // the DRAM traffic its misses and write-backs cause (fetch granularity from the arch).
+//
+// Partitions (A100 and H100 whitepapers: "each L2 partition localizes and caches data for memory accesses from SMs in
+// the GPCs directly connected to the partition"): a line lives in its home slice; an SM of another partition looks it
+// up first in its own partition's slice of the same group (`near`), which keeps a clean copy of what it read, and goes
+// to the home slice (`home`) only for the sectors that copy lacks. Writes and atomics always reach the home slice,
+// which invalidates the copies other partitions hold. ncu counts both lookups, so a far read costs 1.5x the sectors of
+// a near one for whole lines (validate/results/h100-2026-11-22/sim_check), and copies shrink the capacity left for
+// distinct lines (DRAM write-backs of a streaming copy: validate/results/h100-2026-11-22/report).
 #include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
 #include "memhier/sim.h"
@@ -13,6 +21,7 @@ struct L2SliceSpec {
   int partition = 0;
   int partitions = 1;
   std::uint64_t dram_row_bytes = 1024;
+  std::uint64_t slice_width = 64;  // bytes per data-path beat
 };
 
 class L2Slice {
@@ -22,15 +31,24 @@ class L2Slice {
   void demote_persisting() { m_cache.demote_persisting(); }
   // Writes dirty data back and empties the slice (between launches under ncu-style cache control).
   void flush(SimCounters& c);
-  void access(const L2Request& r, SimCounters& c);
+  // The request at the line's home slice; `far`: it comes from another partition, for the sectors `sectors`
+  // its near copy lacked (reads) or all of them (writes, atomics).
+  void home(const L2Request& r, std::uint32_t sectors, bool far, SimCounters& c);
+  // The lookup in the requesting SM's own partition for a line homed elsewhere. Returns the sectors to forward to the
+  // home slice (none when the copy holds every requested sector of a read).
+  std::uint32_t near(const L2Request& r, SimCounters& c);
+  // A write at home makes other partitions' copies stale.
+  void drop_copy(std::uint64_t line);
 
  private:
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c);
+  // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector.
+  [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const;
+  void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;
 
   L2SliceSpec m_spec;
   SetCache m_cache;
   std::uint64_t m_open_row = ~0ULL;
-
 };
 
 }  // namespace memhier

@@ -17,6 +17,7 @@ struct L2Request {
   std::uint64_t line = 0;    // address / 128
   std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested
   std::uint16_t sm = 0;
+  std::uint16_t slice = 0;   // home slice of the line
   L2Op op = L2Op::read;
   L2Property property = L2Property::normal;
 };

@@ -1,10 +1,12 @@
 // The simulation driver: blocks to SMs in waves as occupancy allows, warps of each SM's resident blocks interleaved
-// round-robin one memory instruction at a time (barriers hold a warp until its block arrives), then the L2 slices
-// replay the SMs' sector requests in the global round-robin order. SMs and slices are independent within a wave,
-// so both phases run in parallel with results identical to one thread.
+// round-robin one memory instruction at a time (barriers hold a warp until its block arrives), then the L2 replays
+// the SMs' sector requests in the global round-robin order, group of slices by group (a line's home slice and its
+// copies in the other partitions form one group). SMs and groups are independent within a wave, so both phases run
+// in parallel with results identical to one thread.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "../l2/l2_slice.h"
@@ -25,6 +27,29 @@ struct Resident {
   std::uint64_t thread_base = 0;  // global index of the block's first thread
 };
 
+// How often a warp waits on its global or local loads. A warp issues loads until an instruction needs one's value;
+// traces do not say which does, so a run of loads of distinct instructions (different pcs) counts as independent
+// (the A and B loads of one matmul step, an unrolled loop's loads) and ends at the next store, barrier, non-memory
+// work (it consumes the loads), or a load of an instruction already in the run (the next iteration of a loop that
+// was not unrolled, a pointer chase).
+class LoadRuns {
+ public:
+  void record(const WarpRecord& r, SimCounters& c) {
+    const bool load = r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic) &&
+                      (r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture);
+    if (r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction) m_count = 0;
+    if (!load) return;
+    if (m_count == m_pcs.size() || std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count)
+      m_count = 0;
+    if (m_count == 0) ++c.load_waits;
+    m_pcs[m_count++] = r.pc;
+  }
+
+ private:
+  std::array<std::uint32_t, 8> m_pcs{};  // more independent loads than this still wait once per 8
+  std::size_t m_count = 0;
+};
+
 // Issues one SM's share of a wave in round-robin order; returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
   struct Warp {
@@ -33,6 +58,7 @@ std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
     std::size_t next, end;
     std::uint64_t thread_base;
     bool waiting;
+    LoadRuns runs;
   };
   std::vector<Warp> warps;
   std::vector<std::uint32_t> arrived(blocks.size(), 0), live(blocks.size(), 0);
@@ -40,7 +66,7 @@ std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
     const BlockTrace& b = *blocks[bi].block;
     for (std::size_t w = 0; w < b.warp_count(); ++w) {
       warps.push_back({&b, bi, b.warp_begin[w], b.warp_begin[w + 1],
-                       blocks[bi].thread_base + w * kWarpSize, false});
+                       blocks[bi].thread_base + w * kWarpSize, false, {}});
       if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
     }
   }
@@ -52,6 +78,7 @@ std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
       if (w.next == w.end || w.waiting) continue;
       const WarpRecord& r = w.block->records[w.next++];
       sm.issue(*w.block, r, round, static_cast<std::uint32_t>(slot), w.thread_base);
+      w.runs.record(r, sm.counters);
       const std::size_t b = w.block_index;
       if (w.next == w.end) {  // finished: no longer holds up its block's barriers
         --active;
@@ -81,7 +108,8 @@ Machine make_machine(const Arch& arch) {
   CacheGeometry g{l2.line, l2.sector, 0, static_cast<std::uint32_t>(l2.associativity)};
   g.sets = static_cast<std::uint32_t>(l2.size / (static_cast<std::uint64_t>(l2.slices) * l2.associativity * l2.line));
   for (int s = 0; s < l2.slices; ++s)
-    m.slices.emplace_back(L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes});
+    m.slices.emplace_back(
+        L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes, l2.slice_width});
   return m;
 }
 
@@ -137,6 +165,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.local_base = kLocalWindowBase;
     spec.threads_in_grid = launch.grid.count() * launch.block.count();
     spec.slices = arch.l2.slices;
+    spec.partitions = arch.l2.partitions;
     std::vector<std::unique_ptr<SmFront>> sms;
     sms.reserve(static_cast<std::size_t>(num_sms));
     for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
@@ -172,29 +201,48 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       }
       warp_weight += static_cast<double>(wave_warps) / num_sms * static_cast<double>(wave_instr);
       instr_weight += static_cast<double>(wave_instr);
-      std::vector<SimCounters> slice_counters(machine.slices.size());
+      // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
+      const int parts = arch.l2.partitions;
+      const int groups = static_cast<int>(machine.slices.size()) / parts;
+      std::vector<SimCounters> group_counters(static_cast<std::size_t>(groups));
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
-      for (int sl = 0; sl < static_cast<int>(machine.slices.size()); ++sl) {
+      for (int gi = 0; gi < groups; ++gi) {
         // Each SM's list is in (round, order) order and order starts with the SM number, so taking round by round
         // each SM's requests in SM order replays the global issue order without sorting.
-        L2Slice& slice = machine.slices[static_cast<std::size_t>(sl)];
-        SimCounters& sc = slice_counters[static_cast<std::size_t>(sl)];
+        const auto g = static_cast<std::size_t>(gi);
+        SimCounters& sc = group_counters[g];
+        L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
+        auto replay = [&](const L2Request& r) {
+          const int home = r.slice % parts, from = r.sm % parts;
+          if (home == from) {
+            group[home].home(r, r.sectors, false, sc);
+            if (r.op != L2Op::read)
+              for (int p = 0; p < parts; ++p)
+                if (p != home) group[p].drop_copy(r.line);
+            return;
+          }
+          const std::uint32_t forward = group[from].near(r, sc);
+          if (forward != 0) group[home].home(r, forward, true, sc);
+          if (r.op != L2Op::read)
+            for (int p = 0; p < parts; ++p)
+              if (p != home && p != from) group[p].drop_copy(r.line);
+        };
         std::vector<std::size_t> next(sms.size(), 0);
         std::size_t remaining = 0;
-        for (auto& sm : sms) remaining += sm->to_slice[static_cast<std::size_t>(sl)].size();
+        for (auto& sm : sms) remaining += sm->to_group[g].size();
         for (std::uint64_t round = 0; remaining != 0; ++round) {
           std::uint64_t next_round = ~0ULL;
           for (std::size_t s = 0; s < sms.size(); ++s) {
-            const auto& v = sms[s]->to_slice[static_cast<std::size_t>(sl)];
+            const auto& v = sms[s]->to_group[g];
             std::size_t& i = next[s];
-            for (; i < v.size() && v[i].round == round; ++i, --remaining) slice.access(v[i], sc);
+            for (; i < v.size() && v[i].round == round; ++i, --remaining) replay(v[i]);
             if (i < v.size()) next_round = std::min(next_round, v[i].round);
           }
           if (next_round != ~0ULL) round = next_round - 1;  // skip rounds nobody sent anything in
         }
-        for (auto& sm : sms) sm->to_slice[static_cast<std::size_t>(sl)].clear();
+        for (auto& sm : sms) sm->to_group[g].clear();
       }
-      for (const SimCounters& c : slice_counters) total += c;
+      for (const SimCounters& c : group_counters) total += c;
     }
     for (auto& sm : sms) total += sm->counters;
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;

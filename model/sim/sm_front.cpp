@@ -7,7 +7,7 @@
 namespace memhier {
 
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm)
-    : to_slice(static_cast<std::size_t>(spec.slices)), m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {}
+    : to_group(static_cast<std::size_t>(spec.slices / spec.partitions)), m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {}
 
 // Slices by an XOR fold of the line address, as the hardware hashes addresses over slices (its exact function is
 // undocumented); consecutive lines spread over all slices.
@@ -18,8 +18,10 @@ int SmFront::slice_of(std::uint64_t line, int slices) {
 
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * 128);
-  to_slice[static_cast<std::size_t>(slice_of(line, m_spec.slices))].push_back(
-      {m_round, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm), op, p});
+  const int slice = slice_of(line, m_spec.slices);
+  to_group[static_cast<std::size_t>(slice / m_spec.partitions)].push_back(
+      {m_round, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm),
+       static_cast<std::uint16_t>(slice), op, p});
 }
 
 template <typename F>

@@ -18,6 +18,7 @@ struct SmFrontSpec {
   std::uint64_t local_base = 0;        // generic address of the local-memory window
   std::uint64_t threads_in_grid = 0;   // local memory is interleaved word by word across all threads
   int slices = 1;
+  int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
 };
 
 class SmFront {
@@ -26,7 +27,7 @@ class SmFront {
   // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
   void issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot, std::uint64_t thread_base);
   SimCounters counters;
-  std::vector<std::vector<L2Request>> to_slice;  // per L2 slice, in key order
+  std::vector<std::vector<L2Request>> to_group;  // per group of L2 slices, in key order
   static int slice_of(std::uint64_t line, int slices);
 
  private:

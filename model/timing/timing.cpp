@@ -1,5 +1,10 @@
-// First timing model: each resource's work over its throughput, and a Little's-law latency term for the loads each
-// warp waits on, whichever is largest, plus the launch overhead. Constants all come from the arch file.
+// Timing model: each resource's work over its throughput, and a latency term for the loads each warp waits on,
+// whichever is largest, plus the launch overhead. Constants all come from the arch file.
+//
+// Wave quantization and tails: SM-local resources (L1, shared memory, constant cache, issue) are as busy as the SM
+// with the most blocks (blocks go round-robin, so ceil(blocks / SMs) of them), not the average; the latency term
+// counts whole waves, since a warp's waits cannot overlap each other and a partial last wave takes as long as a full
+// one. Device-wide resources (L2, DRAM) serve every SM and need no such correction.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,33 +31,40 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   const double sms = p.active_sms;
   p.warps_per_sm = std::max(sim.achieved_warps_per_sm, 1.0);
   const auto sector = static_cast<double>(arch.l1.sector);
+  const auto blocks = static_cast<double>(std::max<std::uint64_t>(c.blocks, 1));
+  // SM-local work is spread over `sms` SMs but the busiest holds ceil(blocks / SMs) blocks.
+  const double tail = std::ceil(blocks / sms) * sms / blocks;
 
   const auto dram_bytes = static_cast<double>(c.dram_read_bytes + c.dram_write_bytes);
   p.terms.push_back({"dram", safe_div(dram_bytes, arch.dram.effective_bandwidth),
                      fmt::format("{} at {}", megabytes(c.dram_read_bytes + c.dram_write_bytes),
                                  units::format_bandwidth(arch.dram.effective_bandwidth))});
-  const auto l2_sectors = static_cast<double>(c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors - c.l2_far_sectors);
-  p.terms.push_back({"l2", safe_div(l2_sectors * sector, arch.l2.bandwidth),
-                     fmt::format("{:.0f} sectors at {}", l2_sectors, units::format_bandwidth(arch.l2.bandwidth))});
+  // Each lookup (near and far ones alike) holds a slice for whole beats: scattered one-sector requests cost as much
+  // slice time as two-sector ones (transpose_naive's stores, random gathers).
+  const auto l2_bytes = static_cast<double>(c.l2_beats * arch.l2.slice_width);
+  p.terms.push_back({"l2", safe_div(l2_bytes, arch.l2.bandwidth),
+                     fmt::format("{} beats of {} B at {}", c.l2_beats, arch.l2.slice_width,
+                                 units::format_bandwidth(arch.l2.bandwidth))});
   const auto l1_sectors = static_cast<double>(c.global_ld_sectors + c.global_st_sectors + c.local_ld_sectors +
                                                 c.local_st_sectors + c.global_atom_sectors + c.global_red_sectors);
-  p.terms.push_back({"l1", safe_div(l1_sectors * sector, arch.l1.bandwidth_bytes_per_clock * clock * sms),
+  p.terms.push_back({"l1", tail * safe_div(l1_sectors * sector, arch.l1.bandwidth_bytes_per_clock * clock * sms),
                      fmt::format("{:.0f} sectors at {} B/clk on {} SMs", l1_sectors, arch.l1.bandwidth_bytes_per_clock, p.active_sms)});
   const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts);
   const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
                            static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
-  p.terms.push_back({"shared", safe_div(wavefronts, per_clock * clock * sms),
+  p.terms.push_back({"shared", tail * safe_div(wavefronts, per_clock * clock * sms),
                      fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk on {} SMs", wavefronts,
                                  c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, p.active_sms)});
-  p.terms.push_back({"constant", safe_div(static_cast<double>(c.constant_serialized), clock * sms),
+  p.terms.push_back({"constant", tail * safe_div(static_cast<double>(c.constant_serialized), clock * sms),
                      fmt::format("{} serialized constant accesses", c.constant_serialized)});
   const auto issued = static_cast<double>(c.warp_instructions + c.work);
-  p.terms.push_back({"issue", safe_div(issued, static_cast<double>(arch.sm.sub_partitions) * clock * sms),
+  p.terms.push_back({"issue", tail * safe_div(issued, static_cast<double>(arch.sm.sub_partitions) * clock * sms),
                      fmt::format("{:.0f} warp instructions on {} schedulers per SM", issued, arch.sm.sub_partitions)});
 
-  // Latency: a warp waits for its loads; stores do not stall it. Each load instruction costs the latency of the level
-  // that served its sectors (weighted by where sectors were served); resident warps overlap their waits.
-  const auto loads = static_cast<double>(c.global_ld_requests + c.local_ld_requests + c.global_atom_requests);
+  // Latency: a warp waits for its loads; stores do not stall it. Each wait (a run of independent loads, see
+  // load_waits) costs the latency of the level that served the sectors (weighted by where sectors were served);
+  // resident warps overlap their waits, and each wave of blocks takes as long as one warp's waits.
+  const auto loads = static_cast<double>(c.load_waits);
   const auto lookups = static_cast<double>(c.l1_sector_lookups + c.l1_bypass_sectors);
   const double l1_hit = safe_div(static_cast<double>(c.l1_sector_hits), lookups);
   const auto l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors);
@@ -65,9 +77,12 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   const auto const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
                               static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_requests));
   const double wait_cycles = loads * load_latency + shared_cycles + const_cycles;
-  const double concurrent = p.warps_per_sm * sms;
-  p.terms.push_back({"latency", safe_div(wait_cycles, concurrent * clock),
-                     fmt::format("{:.0f} loads x {:.0f} cycles over {:.1f} warps/SM", loads, load_latency, p.warps_per_sm)});
+  const double warps_per_block = std::ceil(static_cast<double>(sim.launch.block.count()) / arch.sm.warp_size);
+  const double warps = blocks * std::max(warps_per_block, 1.0);
+  const double waves = std::max<double>(static_cast<double>(c.waves), 1.0);
+  p.terms.push_back({"latency", safe_div(wait_cycles, warps) * waves / clock,
+                     fmt::format("{:.0f} load waits x {:.0f} cycles, {:.1f} warps/SM, {:.0f} wave{}", loads, load_latency,
+                                 p.warps_per_sm, waves, waves == 1 ? "" : "s")});
 
   auto binding = std::max_element(p.terms.begin(), p.terms.end(),
                                    [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; });

@@ -41,12 +41,14 @@ struct SimCounters {
   std::uint64_t l2_write_sectors = 0, l2_write_hits = 0;
   std::uint64_t l2_atom_sectors = 0, l2_atom_hits = 0;
   std::uint64_t l2_far_sectors = 0;         // requests served by the other partition's slices
+  std::uint64_t l2_beats = 0;               // slice data-path beats (l2.slice_width each) of every lookup
   std::uint64_t l2_persisting_hits = 0;     // hits on lines held in the persisting set-aside
   // DRAM
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::uint64_t dram_row_hits = 0, dram_row_misses = 0;
   // launch
   std::uint64_t warp_instructions = 0, barriers = 0, work = 0;
+  std::uint64_t load_waits = 0;  // runs of independent loads a warp issues before it must wait (see run_sm)
   std::uint64_t blocks = 0, waves = 0;
 
   SimCounters& operator+=(const SimCounters& o);
