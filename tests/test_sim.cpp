@@ -176,6 +176,28 @@ body:
   CHECK(w.dram_read_bytes == 128);
 }
 
+TEST_CASE("load waits: a run of loads of distinct instructions waits once; a repeated instruction or work starts another") {
+  auto waits = [&](const std::string& body) {
+    const std::string yaml = "kernel: w\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+                             "arrays: {x: {element: 4, length: 256}, y: {element: 4, length: 256}, "
+                             "s: {element: 4, length: 256, space: shared}}\nbody:\n" + body;
+    const SimCounters c = run(h100(), yaml);
+    return std::pair{c.load_waits, c.shared_waits};
+  };
+  using W = std::pair<std::uint64_t, std::uint64_t>;
+  // The same load instruction 8 times (a loop nvcc did not unroll, a pointer chase): 8 waits.
+  CHECK(waits("  - for: k\n    to: 8\n    do: [{load: 'x[k * 32 + threadIdx.x]'}]\n") == W{8, 0});
+  // Unrolled by 4: copies at distinct pcs, one wait per 4 iterations.
+  CHECK(waits("  - for: k\n    to: 8\n    unroll: 4\n    do: [{load: 'x[k * 32 + threadIdx.x]'}]\n") == W{2, 0});
+  // Two loads then arithmetic per iteration (matmul_naive's body without unrolling): one wait per iteration.
+  CHECK(waits("  - for: k\n    to: 8\n    do: [{load: 'x[k * 32 + threadIdx.x]'}, {load: 'y[k]'}, {work: 1}]\n") ==
+        W{8, 0});
+  // A store ends the run; shared loads alone wait on shared memory; a global load joining them makes it a memory wait.
+  CHECK(waits("  - load: x[threadIdx.x]\n  - store: y[threadIdx.x]\n  - load: x[32 + threadIdx.x]\n") == W{2, 0});
+  CHECK(waits("  - for: k\n    to: 4\n    unroll: 4\n    do: [{load: 's[k * 32 + threadIdx.x]'}]\n") == W{0, 1});
+  CHECK(waits("  - load: s[threadIdx.x]\n  - load: x[threadIdx.x]\n") == W{1, 0});
+}
+
 TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream passes, and loses it without") {
   Arch a = h100();
   a.l2.size = 512U << 10U;  // a 512 KiB L2 (4 slices of 64 sets x 16 ways) so a small stream can overrun it

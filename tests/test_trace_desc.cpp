@@ -289,7 +289,33 @@ TEST_CASE("bad descriptions name the line, column and key") {
   CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 32}\n").find("registers") != std::string::npos);
   CHECK(msg(head + "body: [{for: k, to: 4, step: 0, do: [{load: 'x[0]'}]}]\n").find("loop step is 0") != std::string::npos);
   CHECK(msg(head + "body: [{let: {threadIdx.x: 1}}]\n").find("cannot be assigned") != std::string::npos);
+  CHECK(msg(head + "body: [{for: k, to: 4, unroll: 0, do: [{load: 'x[0]'}]}]\n").find("'unroll': unroll 0: expected 1 to 256") !=
+        std::string::npos);
   CHECK(msg(head + "body: [{load: 'x[1.5]'}]\n").find("'1.5' in '1.5' is not an integer") != std::string::npos);
+}
+
+TEST_CASE("unroll: iteration i of a loop runs copy i % N of its body, at the copy's own pcs") {
+  const std::string yaml = R"(kernel: k
+launch: {grid: 1, block: 32, registers: 16}
+arrays: {x: {element: 4, length: 96}}
+body:
+  - for: i
+    to: 2
+    do:
+      - for: k
+        to: 3
+        unroll: 2
+        do:
+          - load: x[k * 32 + threadIdx.x % 32]
+      - barrier
+)";
+  Generated g = generate(yaml);
+  REQUIRE(g.blocks.size() == 1);
+  std::vector<std::uint32_t> pcs;
+  for (const WarpRecord& r : g.blocks[0].records) pcs.push_back(r.pc);
+  // load pc 16 and barrier pc 32; copy 1 of the inner loop's body sits 2^20 above copy 0; the outer loop is not unrolled.
+  const std::uint32_t c1 = 1U << 20U;
+  CHECK(pcs == std::vector<std::uint32_t>{16, 16 + c1, 16, 32, 16, 16 + c1, 16, 32});
 }
 
 TEST_CASE("every shipped example loads and generates its first blocks") {

@@ -27,27 +27,36 @@ struct Resident {
   std::uint64_t thread_base = 0;  // global index of the block's first thread
 };
 
-// How often a warp waits on its global or local loads. A warp issues loads until an instruction needs one's value;
-// traces do not say which does, so a run of loads of distinct instructions (different pcs) counts as independent
-// (the A and B loads of one matmul step, an unrolled loop's loads) and ends at the next store, barrier, non-memory
-// work (it consumes the loads), or a load of an instruction already in the run (the next iteration of a loop that
-// was not unrolled, a pointer chase).
+// How often a warp waits on its loads. A warp issues loads until an instruction needs one's value; traces do not say
+// which does, so a run of loads of distinct instructions (different pcs) counts as independent (the A and B loads of
+// one matmul step, an unrolled loop's loads) and ends at the next store, barrier, non-memory work (it consumes the
+// loads), or a load of an instruction already in the run (the next iteration of a loop that was not unrolled, a
+// pointer chase). A run with a global or local load waits on memory (load_waits), one of shared loads only on shared
+// memory (shared_waits).
 class LoadRuns {
  public:
   void record(const WarpRecord& r, SimCounters& c) {
-    const bool load = r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic) &&
-                      (r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture);
+    const bool load = r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic);
+    const bool memory = r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
     if (r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction) m_count = 0;
-    if (!load) return;
+    if (!load || !(memory || r.space == AddressSpace::shared)) return;
     if (m_count == m_pcs.size() || std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count)
       m_count = 0;
-    if (m_count == 0) ++c.load_waits;
+    if (m_count == 0) {
+      m_memory = memory;
+      ++(memory ? c.load_waits : c.shared_waits);
+    } else if (memory && !m_memory) {  // the run now waits on memory
+      m_memory = true;
+      --c.shared_waits;
+      ++c.load_waits;
+    }
     m_pcs[m_count++] = r.pc;
   }
 
  private:
-  std::array<std::uint32_t, 8> m_pcs{};  // more independent loads than this still wait once per 8
+  std::array<std::uint32_t, 32> m_pcs{};  // more independent loads than this still wait once per 32
   std::size_t m_count = 0;
+  bool m_memory = false;
 };
 
 // Issues one SM's share of a wave in round-robin order; returns the resident warps it held.

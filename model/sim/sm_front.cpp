@@ -100,6 +100,10 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
   }
   coalesce(a, r.size, m_sectors);
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
+  // The data stage serves one 128-byte line per pass: an uncoalesced request takes one pass per line it touches.
+  for (int i = 0; i < m_sectors.count; ++i)
+    if (i == 0 || m_sectors.sector[static_cast<std::size_t>(i)] >> 2U != m_sectors.sector[static_cast<std::size_t>(i - 1)] >> 2U)
+      ++c.l1_wavefronts;
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {
     case AccessKind::store:

@@ -30,7 +30,6 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   p.active_sms = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(arch.sm.count), std::max<std::uint64_t>(c.blocks, 1)));
   const double sms = p.active_sms;
   p.warps_per_sm = std::max(sim.achieved_warps_per_sm, 1.0);
-  const auto sector = static_cast<double>(arch.l1.sector);
   const auto blocks = static_cast<double>(std::max<std::uint64_t>(c.blocks, 1));
   // SM-local work is spread over `sms` SMs but the busiest holds ceil(blocks / SMs) blocks.
   const double tail = std::ceil(blocks / sms) * sms / blocks;
@@ -45,10 +44,13 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   p.terms.push_back({"l2", safe_div(l2_bytes, arch.l2.bandwidth),
                      fmt::format("{} beats of {} B at {}", c.l2_beats, arch.l2.slice_width,
                                  units::format_bandwidth(arch.l2.bandwidth))});
-  const auto l1_sectors = static_cast<double>(c.global_ld_sectors + c.global_st_sectors + c.local_ld_sectors +
-                                                c.local_st_sectors + c.global_atom_sectors + c.global_red_sectors);
-  p.terms.push_back({"l1", tail * safe_div(l1_sectors * sector, arch.l1.bandwidth_bytes_per_clock * clock * sms),
-                     fmt::format("{:.0f} sectors at {} B/clk on {} SMs", l1_sectors, arch.l1.bandwidth_bytes_per_clock, p.active_sms)});
+  // The L1 data stage moves one line per pass at its bandwidth: a coalesced request of 4 sectors takes one pass, an
+  // uncoalesced one a pass per line (softmax_naive's one-row-per-thread loads: 32).
+  const auto l1_passes = static_cast<double>(c.l1_wavefronts);
+  p.terms.push_back({"l1", tail * safe_div(l1_passes * static_cast<double>(arch.l1.line),
+                                           arch.l1.bandwidth_bytes_per_clock * clock * sms),
+                     fmt::format("{:.0f} line passes at {} B/clk on {} SMs", l1_passes, arch.l1.bandwidth_bytes_per_clock,
+                                 p.active_sms)});
   const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts);
   const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
                            static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
@@ -72,8 +74,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   const double l2_latency = (arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2;
   const double miss_latency = l2_hit * l2_latency + (1 - l2_hit) * arch.dram.latency_cycles;
   const double load_latency = l1_hit * arch.l1.latency_cycles + (1 - l1_hit) * miss_latency;
-  const auto shared_loads = static_cast<double>(c.shared_ld_requests);
-  const double shared_cycles = shared_loads * arch.shared_memory.latency_cycles + static_cast<double>(c.shared_ld_bank_conflicts);
+  const auto shared_waits = static_cast<double>(c.shared_waits);
+  const double shared_cycles = shared_waits * arch.shared_memory.latency_cycles + static_cast<double>(c.shared_ld_bank_conflicts);
   const auto const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
                               static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_requests));
   const double wait_cycles = loads * load_latency + shared_cycles + const_cycles;

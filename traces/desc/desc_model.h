@@ -21,6 +21,7 @@ struct Stmt {
   std::vector<Stmt> else_body;
   int var = -1;
   std::optional<Expression> from, to, step;
+  std::uint32_t unroll = 1;  // loop: iterations i and j run the same instructions (pcs) only when i = j mod unroll
   // access: array[index], copies also to_array[to_index]; bulk copies move `bytes`
   AccessKind kind = AccessKind::load;
   CacheHint hint = CacheHint::none;

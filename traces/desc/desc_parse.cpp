@@ -365,7 +365,7 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
     s.body = parse_body(n["then"], "then");
     if (n["else"]) s.else_body = parse_body(n["else"], "else");
   } else if (verb == "for") {
-    check_keys(n, {"for", "from", "to", "step", "do"}, "for");
+    check_keys(n, {"for", "from", "to", "step", "unroll", "do"}, "for");
     s.type = Stmt::Type::loop;
     const std::string var = scalar(n["for"], "for");
     s.from.emplace(n["from"] ? expr(n["from"], "from") : Expression("0", m_d->scope, loc(n), "from"));
@@ -375,6 +375,11 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
     if (m_d->scope.find(var) >= 0 && m_d->scope.find(var) < m_d->fixed_slots)
       fail(n["for"], "for", "built-in names and parameters cannot be loop variables");
     s.var = m_d->scope.declare(var);
+    if (n["unroll"]) {
+      const std::int64_t u = uniform(n["unroll"], "unroll");
+      if (u < 1 || u > 256) fail(n["unroll"], "unroll", fmt::format("unroll {}: expected 1 to 256 copies of the body", u));
+      s.unroll = static_cast<std::uint32_t>(u);
+    }
     if (!n["do"]) fail(n, "do", "'for' needs a 'do' list");
     s.body = parse_body(n["do"], "do");
   } else if (verb == "work") {

@@ -54,6 +54,7 @@ class Runner final : public DescriptionSource {
         scope.lanes(m_d->thread_slot[2])[l] = static_cast<double>(z);
       }
       m_pending_work = 0;
+      m_copy = 0;
       run(m_d->body, mask);
     }
     return true;
@@ -142,7 +143,7 @@ class Runner final : public DescriptionSource {
         case Stmt::Type::barrier: {
           WarpRecord r;
           r.record = RecordKind::barrier;
-          r.pc = s.pc;
+          r.pc = pc(s);
           r.active_mask = mask;
           r.work = take_work();
           m_block->add(r, {});
@@ -170,19 +171,26 @@ class Runner final : public DescriptionSource {
       if (step[static_cast<std::size_t>(lane)] == 0) fail_at(s.where, "step", lane, "loop step is 0");
     });
     LaneValues& var = m_d->scope.lanes(s.var);
-    for (;;) {
+    const std::uint32_t outer_copy = m_copy;
+    for (std::uint32_t i = 0;; ++i) {
+      // An unrolled loop's body exists `unroll` times in the binary: copy i % unroll of it runs, at its own pcs.
+      m_copy = outer_copy * s.unroll + i % s.unroll;
       std::uint32_t active = 0;
       for_lanes(mask, [&](int lane) {
         const auto l = static_cast<std::size_t>(lane);
         if (step[l] > 0 ? value[l] < to[l] : value[l] > to[l]) active |= 1U << static_cast<unsigned>(lane);
         var[l] = static_cast<double>(value[l]);
       });
-      if (active == 0) return;
+      if (active == 0) break;
       run(s.body, active);
       for_lanes(active, [&](int lane) { value[static_cast<std::size_t>(lane)] += step[static_cast<std::size_t>(lane)]; });
       mask = active;
     }
+    m_copy = outer_copy;
   }
+
+  // Statement pcs are below 2^20 (kPcStep apart); unrolled copies sit above.
+  [[nodiscard]] std::uint32_t pc(const Stmt& s) const { return s.pc + (m_copy << 20U); }
 
   std::uint32_t take_work() {
     const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(m_pending_work, 0xFFFFFFFFU));
@@ -207,7 +215,7 @@ class Runner final : public DescriptionSource {
   void emit_access(const Stmt& s, std::uint32_t mask) {
     const DescribedArray& a = m_d->info.arrays[static_cast<std::size_t>(s.array)];
     WarpRecord r;
-    r.pc = s.pc;
+    r.pc = pc(s);
     r.active_mask = mask;
     r.kind = s.kind;
     r.hint = s.hint;
@@ -264,6 +272,7 @@ class Runner final : public DescriptionSource {
   bool m_in_kernel = false;
   BlockTrace* m_block = nullptr;
   std::uint64_t m_pending_work = 0;
+  std::uint32_t m_copy = 0;  // which unrolled copy of the enclosing loops runs (mixed radix over their unroll counts)
 };
 
 }  // namespace

@@ -31,6 +31,7 @@ struct SimCounters {
   std::uint64_t local_st_requests = 0, local_st_sectors = 0;
   std::uint64_t l1_sector_lookups = 0, l1_sector_hits = 0;  // loads through L1 (global, local, texture)
   std::uint64_t l1_bypass_sectors = 0;                      // .cg loads, atomics, bulk copies
+  std::uint64_t l1_wavefronts = 0;                          // data-stage passes: distinct lines per request
   // shared memory
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_bank_conflicts = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_bank_conflicts = 0;
@@ -48,7 +49,8 @@ struct SimCounters {
   std::uint64_t dram_row_hits = 0, dram_row_misses = 0;
   // launch
   std::uint64_t warp_instructions = 0, barriers = 0, work = 0;
-  std::uint64_t load_waits = 0;  // runs of independent loads a warp issues before it must wait (see run_sm)
+  std::uint64_t load_waits = 0;    // runs of independent loads a warp issues before it must wait (see run_sm)
+  std::uint64_t shared_waits = 0;  // such runs of shared-memory loads only
   std::uint64_t blocks = 0, waves = 0;
 
   SimCounters& operator+=(const SimCounters& o);
