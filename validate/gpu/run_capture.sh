@@ -20,6 +20,8 @@ suite=$build/kernels/memhier-suite
 : > "$out/capture.log"
 budget=${CAPTURE_SECONDS:-360}  # stop starting captures after this many seconds; the report says which were skipped
 while IFS=$'\t' read -r id regime warm; do
+  # CAPTURE_FILTER (a Perl regex on the case id) captures a subset, e.g. the cases an earlier run skipped.
+  if [ -n "${CAPTURE_FILTER:-}" ] && ! grep -qP -- "$CAPTURE_FILTER" <<< "$id"; then continue; fi
   if [ "$SECONDS" -gt "$budget" ]; then echo "== $id"$'\n'"skipped: time budget" >> "$out/capture.log"; continue; fi
   name=$(echo "$id" | tr ' <=' '__-' | tr -d '>')
   kernel=${id%% *}

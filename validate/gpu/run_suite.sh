@@ -5,7 +5,9 @@
 #   environment.txt  GPU, driver, CUDA, ncu versions and the date
 #   timings.jsonl    one record per case (runner output)
 #   ncu_cold.csv     ncu --cache-control all (caches flushed before each kernel, as the timed cold runs are)
-#   ncu_warm.csv     ncu --cache-control none for the warm cases (each runs twice; the second launch counts)
+#   ncu_warm.csv     ncu --cache-control none --replay-mode application for the warm cases (each runs twice; the
+#                    second launch counts). Kernel replay would restore the buffers the kernel writes between its
+#                    passes, which leaves a different L2 state than the warm-up run did.
 #   once_*.jsonl     the case order and launch counts of the ncu runs
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/suite
@@ -35,8 +37,8 @@ print(",".join(names))
 PY
 )
 for mode in cold warm; do
-  cc=all; [ "$mode" = warm ] && cc=none
-  ncu --clock-control none --cache-control $cc --csv --metrics "$metrics" -k regex:'^(?!read_all)' \
+  cc=all replay=kernel; [ "$mode" = warm ] && cc=none replay=application
+  ncu --clock-control none --cache-control $cc --replay-mode $replay --csv --metrics "$metrics" -k regex:'^(?!read_all)' \
     "$bin" --once --only $mode --out "$out/once_$mode.jsonl" ${SUITE_FILTER:+--filter "$SUITE_FILTER"} \
     > "$out/ncu_$mode.csv" 2> "$out/ncu_$mode.err"
   echo "ncu $mode rc=$?" | tee -a "$out/environment.txt"
