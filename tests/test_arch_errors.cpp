@@ -43,6 +43,11 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(load_error("extends: h100\nname: x\nl2: 5MiB\n").key() == "l2");
     CHECK(load_error("extends: h100\nname: x\nl2:\n  size:\n    a: 1\n").key() == "l2.size");
   }
+  WHEN("the L2 slice width lies outside a sector to a line") {
+    auto e = load_error("extends: h100\nname: x\nl2:\n  slice_width: 256B\n");
+    CHECK(e.key() == "l2.slice_width");
+    CHECK(e.message().find("between l2.sector and l2.line") != std::string::npos);
+  }
   WHEN("a key is duplicated") {
     auto e = load_error("extends: h100\nname: x\nname: y\n");
     CHECK(e.key() == "name");

@@ -55,18 +55,22 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
   }
   const std::uint32_t missing = r.sectors & ~have;
   if (slot != SetCache::kNone) {
-    if (missing == 0 && m_cache.persisting(slot)) c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors));
+    if (m_cache.persisting(slot)) c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors & have));
     m_cache.touch(slot);
     m_cache.valid(slot) |= static_cast<std::uint8_t>(granules(missing));
   } else {
-    SetCache::Evicted ev;  // copies are clean: nothing to write back
-    const std::uint32_t s = m_cache.insert(r.line, r.property, ev);
-    if (ev.valid && ev.dirty != 0)  // the victim may be a line homed here
-      dram(ev.line * m_spec.geometry.line_bytes,
-           static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
-    m_cache.valid(s) = static_cast<std::uint8_t>(granules(missing));
+    m_cache.valid(allocate(r, c)) = static_cast<std::uint8_t>(granules(missing));  // the copy itself is clean
   }
   return missing;
+}
+
+std::uint32_t L2Slice::allocate(const L2Request& r, SimCounters& c) {
+  SetCache::Evicted ev;
+  const std::uint32_t slot = m_cache.insert(r.line, r.property, ev);
+  if (ev.valid && ev.dirty != 0)  // a dirty line homed here goes back to DRAM
+    dram(ev.line * m_spec.geometry.line_bytes,
+         static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
+  return slot;
 }
 
 void L2Slice::drop_copy(std::uint64_t line) {
@@ -91,10 +95,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
   } else {
-    SetCache::Evicted ev;
-    slot = m_cache.insert(r.line, r.property, ev);
-    if (ev.valid && ev.dirty != 0)
-      dram(ev.line * g.line_bytes, static_cast<std::uint64_t>(std::popcount(ev.dirty)) * g.sector_bytes, true, c);
+    slot = allocate(r, c);
   }
   if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
     m_cache.valid(slot) |= static_cast<std::uint8_t>(want);

@@ -42,6 +42,8 @@ class L2Slice {
 
  private:
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c);
+  // A slot for r.line; a dirty victim is written back.
+  std::uint32_t allocate(const L2Request& r, SimCounters& c);
   // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector.
   [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const;
   void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;

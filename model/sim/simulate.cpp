@@ -222,17 +222,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         SimCounters& sc = group_counters[g];
         L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
         auto replay = [&](const L2Request& r) {
+          // A far request goes through the copy in its own partition first; the home slice sees what it lacked.
           const int home = r.slice % parts, from = r.sm % parts;
-          if (home == from) {
-            group[home].home(r, r.sectors, false, sc);
-            if (r.op != L2Op::read)
-              for (int p = 0; p < parts; ++p)
-                if (p != home) group[p].drop_copy(r.line);
-            return;
-          }
-          const std::uint32_t forward = group[from].near(r, sc);
-          if (forward != 0) group[home].home(r, forward, true, sc);
-          if (r.op != L2Op::read)
+          const std::uint32_t forward = home == from ? r.sectors : group[from].near(r, sc);
+          if (forward != 0) group[home].home(r, forward, home != from, sc);
+          if (r.op != L2Op::read)  // the data changed: copies elsewhere are stale (near() dropped the requester's)
             for (int p = 0; p < parts; ++p)
               if (p != home && p != from) group[p].drop_copy(r.line);
         };
