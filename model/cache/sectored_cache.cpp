@@ -10,14 +10,13 @@ SectoredCache::SectoredCache(const CacheGeometry& g) : m_g(g) {
   m_sets.resize(g.sets);
   std::size_t table = 16;
   while (table < 2 * lines) table *= 2;
-  m_keys.assign(table, 0);
-  m_values.assign(table, kNone);
+  m_table.assign(table, Entry{});
   m_shift = 64U - static_cast<unsigned>(std::countr_zero(table));
   reset();
 }
 
 void SectoredCache::reset() {
-  std::fill(m_keys.begin(), m_keys.end(), 0);
+  std::fill(m_table.begin(), m_table.end(), Entry{});
   for (std::uint32_t s = 0; s < m_g.sets; ++s) {
     SetState& st = m_sets[s];
     st = SetState{};
@@ -31,37 +30,35 @@ void SectoredCache::reset() {
 }
 
 std::uint32_t SectoredCache::find(std::uint64_t line) const {
-  const std::size_t mask = m_keys.size() - 1;
+  const std::size_t mask = m_table.size() - 1;
   for (std::size_t i = bucket(line);; i = (i + 1) & mask) {
-    if (m_keys[i] == line + 1) return m_values[i];
-    if (m_keys[i] == 0) return kNone;
+    if (m_table[i].key == line + 1) return m_table[i].slot;
+    if (m_table[i].key == 0) return kNone;
   }
 }
 
 void SectoredCache::table_insert(std::uint64_t line, std::uint32_t slot) {
-  const std::size_t mask = m_keys.size() - 1;
+  const std::size_t mask = m_table.size() - 1;
   std::size_t i = bucket(line);
-  while (m_keys[i] != 0) i = (i + 1) & mask;
-  m_keys[i] = line + 1;
-  m_values[i] = slot;
+  while (m_table[i].key != 0) i = (i + 1) & mask;
+  m_table[i] = {line + 1, slot};
 }
 
 // Linear probing with backward-shift deletion: no tombstones, so lookups never slow down over a long run.
 void SectoredCache::table_erase(std::uint64_t line) {
-  const std::size_t mask = m_keys.size() - 1;
+  const std::size_t mask = m_table.size() - 1;
   std::size_t i = bucket(line);
-  while (m_keys[i] != line + 1) i = (i + 1) & mask;
+  while (m_table[i].key != line + 1) i = (i + 1) & mask;
   std::size_t hole = i;
-  for (std::size_t j = (hole + 1) & mask; m_keys[j] != 0; j = (j + 1) & mask) {
-    const std::size_t home = bucket(m_keys[j] - 1);
+  for (std::size_t j = (hole + 1) & mask; m_table[j].key != 0; j = (j + 1) & mask) {
+    const std::size_t home = bucket(m_table[j].key - 1);
     // Move j into the hole unless its home lies cyclically in (hole, j].
     const bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
     if (stays) continue;
-    m_keys[hole] = m_keys[j];
-    m_values[hole] = m_values[j];
+    m_table[hole] = m_table[j];
     hole = j;
   }
-  m_keys[hole] = 0;
+  m_table[hole] = Entry{};
 }
 
 void SectoredCache::unlink(std::uint32_t slot) {

@@ -81,8 +81,11 @@ class SectoredCache {
   CacheGeometry m_g;
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
-  std::vector<std::uint64_t> m_keys;   // line + 1; 0 = empty
-  std::vector<std::uint32_t> m_values;
+  struct Entry {
+    std::uint64_t key = 0;  // line + 1; 0 = empty
+    std::uint32_t slot = kNone;
+  };
+  std::vector<Entry> m_table;  // key and slot side by side: a probe reads one host cache line
   unsigned m_shift = 64;
   std::uint32_t m_persisting_ways = 0;
 };

@@ -1,28 +1,32 @@
 #include "set_cache.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace memhier {
-
-std::uint32_t SetCache::oldest(std::uint32_t base, Kind kind) const {
-  std::uint32_t best = kNone;
-  for (std::uint32_t w = 0; w < m_g.ways; ++w) {
-    const Way& x = m_ways[base + w];
-    if (x.kind == kind && (best == kNone || x.stamp < m_ways[best].stamp)) best = base + w;
-  }
-  return best;
-}
 
 std::uint32_t SetCache::insert(std::uint64_t line, L2Property property, Evicted& out) {
   out = {};
   const std::uint32_t set = set_of(line);
   const std::uint32_t base = set * m_g.ways;
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
+  // One pass over the set: the first free way and the least recently used way of each kind.
+  std::uint32_t free = kNone, normal = kNone, persisting = kNone;
+  for (std::uint32_t w = base; w < base + m_g.ways; ++w) {
+    const Way& x = m_ways[w];
+    if (x.kind == kFree) {
+      if (free == kNone) free = w;
+    } else if (x.kind == kNormal) {
+      if (normal == kNone || x.stamp < m_ways[normal].stamp) normal = w;
+    } else if (persisting == kNone || x.stamp < m_ways[persisting].stamp) {
+      persisting = w;
+    }
+  }
   std::uint32_t slot = kNone;
-  if (persist && m_persist[set] >= m_persisting_ways) slot = oldest(base, kPersist);  // the set-aside is full
-  if (slot == kNone) slot = oldest(base, kFree);
-  if (slot == kNone) slot = oldest(base, kNormal);
-  if (slot == kNone) slot = oldest(base, kPersist);
+  if (persist && m_persist[set] >= m_persisting_ways) slot = persisting;  // the set-aside is full
+  if (slot == kNone) slot = free;
+  if (slot == kNone) slot = normal;
+  if (slot == kNone) slot = persisting;
   Way& w = m_ways[slot];
   if (w.kind != kFree) {
     out = {w.tag, w.dirty, true};
@@ -33,8 +37,20 @@ std::uint32_t SetCache::insert(std::uint64_t line, L2Property property, Evicted&
   w.kind = persist ? kPersist : kNormal;
   if (persist) ++m_persist[set];
   // Streaming lines enter as the least recently used, so they go first.
-  w.stamp = property == L2Property::streaming ? 0 : ++m_clock;
+  w.stamp = property == L2Property::streaming ? 0 : next_stamp();
   return slot;
+}
+
+void SetCache::renumber() {
+  std::vector<std::uint32_t> order(m_g.ways);
+  for (std::uint32_t base = 0; base < m_ways.size(); base += m_g.ways) {
+    std::iota(order.begin(), order.end(), base);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return m_ways[a].stamp < m_ways[b].stamp; });
+    std::uint32_t rank = 0;
+    for (std::uint32_t w : order)
+      if (m_ways[w].stamp != 0) m_ways[w].stamp = ++rank;  // 0 (streaming, demoted, free) stays least recent
+  }
+  m_clock = m_g.ways;
 }
 
 void SetCache::demote_persisting() {

@@ -15,7 +15,9 @@ class SetCache {
   static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
   using Evicted = SectoredCache::Evicted;
 
-  explicit SetCache(const CacheGeometry& g) : m_g(g), m_ways(std::size_t{g.sets} * g.ways), m_persist(g.sets, 0) {}
+  // `first_stamp`: where the LRU clock starts (tests start it just below the wrap).
+  explicit SetCache(const CacheGeometry& g, std::uint32_t first_stamp = 0)
+      : m_g(g), m_ways(std::size_t{g.sets} * g.ways), m_persist(g.sets, 0), m_clock(first_stamp) {}
 
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const {
     const std::uint32_t base = set_of(line) * m_g.ways;
@@ -25,7 +27,7 @@ class SetCache {
     }
     return kNone;
   }
-  void touch(std::uint32_t slot) { m_ways[slot].stamp = ++m_clock; }
+  void touch(std::uint32_t slot) { m_ways[slot].stamp = next_stamp(); }
   std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
   [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_ways[slot].valid; }
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_ways[slot].dirty; }
@@ -56,13 +58,18 @@ class SetCache {
     Kind kind = kFree;
   };
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const { return static_cast<std::uint32_t>(line % m_g.sets); }
-  [[nodiscard]] std::uint32_t oldest(std::uint32_t base, Kind kind) const;
+  std::uint32_t next_stamp() {
+    if (m_clock == 0xFFFFFFFFU) renumber();
+    return ++m_clock;
+  }
+  // Before the stamp clock wraps: each set's stamps become their ranks (order kept), and the clock restarts above them.
+  void renumber();
 
   CacheGeometry m_g;
   std::vector<Way> m_ways;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::uint32_t m_persisting_ways = 0;
-  std::uint32_t m_clock = 0;
+  std::uint32_t m_clock;
 };
 
 }  // namespace memhier

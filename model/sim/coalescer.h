@@ -15,16 +15,28 @@ struct SectorSet {
 };
 
 inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, SectorSet& out) {
+  // Lanes usually come in address order: then one pass emits each new sector once. Otherwise sort and de-duplicate.
   int n = 0;
+  bool sorted = true;
+  std::uint64_t last_emitted = 0;
   for (std::uint64_t a : addresses) {
     const std::uint64_t first = a >> 5U;
     const std::uint64_t last = (a + size - 1) >> 5U;
-    out.sector[static_cast<std::size_t>(n++)] = first;
+    if (n == 0 || first > last_emitted) {
+      out.sector[static_cast<std::size_t>(n++)] = first;
+    } else if (first < last_emitted) {
+      sorted = false;
+      out.sector[static_cast<std::size_t>(n++)] = first;
+    }
     if (last != first) out.sector[static_cast<std::size_t>(n++)] = last;
+    last_emitted = std::max(last_emitted, last);
   }
   auto begin = out.sector.begin();
-  // Lanes usually come in address order already; sort only when they do not.
-  if (!std::is_sorted(begin, begin + n)) std::sort(begin, begin + n);
+  if (sorted) {
+    out.count = n;
+    return;
+  }
+  std::sort(begin, begin + n);
   out.count = static_cast<int>(std::unique(begin, begin + n) - begin);
 }
 

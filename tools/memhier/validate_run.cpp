@@ -47,8 +47,10 @@ CasePrediction predict_run(const Arch& arch, TraceSource& source, bool warm, int
     const Prediction t = predict(arch, *it);
     p.seconds += t.seconds;
     p.bound = t.bound;
-    for (const TimeTerm& term : t.terms)
+    for (const TimeTerm& term : t.terms) {
       if (term.name == t.bound) p.bound_seconds += term.seconds;
+      p.terms[term.name] += term.seconds;
+    }
     ++p.launches;
     p.counters += it->counters;
   }
@@ -136,7 +138,8 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
     for (const auto& [key, p] : {std::pair{"described", &c.described}, std::pair{"traced", &c.traced}}) {
       if (!*p) continue;
       row[key] = {{"predicted_s", (*p)->seconds}, {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
-                  {"bound", (*p)->bound}, {"bound_seconds", (*p)->bound_seconds}, {"launches", (*p)->launches}};
+                  {"bound", (*p)->bound}, {"bound_seconds", (*p)->bound_seconds}, {"launches", (*p)->launches},
+                  {"terms_s", (*p)->terms}};
     }
     nlohmann::json counters = nlohmann::json::object();
     const auto& basis = c.traced ? c.traced : c.described;  // counters from the best trace we have

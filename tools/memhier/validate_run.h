@@ -2,6 +2,7 @@
 // `memhier validate`: re-predicts every measured case (from its kernel description, and from its captured trace when
 // there is one), compares with the measured time and ncu counters, and summarizes the error.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct CasePrediction {
   double bound_seconds = 0;  // the binding resource's time, summed over the launches (for calibrate)
   int launches = 0;
   SimCounters counters;  // summed over the counted run's launches
+  std::map<std::string, double> terms;  // each timing term's seconds, summed over the launches
 };
 
 struct CaseResult {

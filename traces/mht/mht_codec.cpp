@@ -203,23 +203,21 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     if (bytes > 0xFFFFFFFFULL) fail(fmt::format("bulk copy of {} bytes does not fit 32 bits", bytes));
     r.bulk_bytes = static_cast<std::uint32_t>(bytes);
   }
-  const int n = r.active_lanes();
+  const auto n = static_cast<std::size_t>(r.active_lanes());
   std::uint64_t& predicted = m_predictor.slot(r.pc);
+  const std::span<std::uint64_t> lanes = block.add_lanes(r, n);  // decoded in place: no second copy
   if (mode == kRaw) {
-    for (int i = 0; i < n; ++i) m_lanes[static_cast<std::size_t>(i)] = get_le<std::uint64_t>();
+    for (std::uint64_t& a : lanes) a = get_le<std::uint64_t>();
   } else {
-    m_lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
+    lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
     if (mode == kStride) {
       const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
-      for (int i = 1; i < n; ++i) m_lanes[static_cast<std::size_t>(i)] = m_lanes[static_cast<std::size_t>(i - 1)] + stride;
+      for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + stride;
     } else {
-      for (int i = 1; i < n; ++i)
-        m_lanes[static_cast<std::size_t>(i)] =
-            m_lanes[static_cast<std::size_t>(i - 1)] + static_cast<std::uint64_t>(get_signed());
+      for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_signed());
     }
   }
-  predicted = m_lanes[0];
-  block.add(r, {m_lanes.data(), static_cast<std::size_t>(n)});
+  predicted = lanes[0];
 }
 
 }  // namespace memhier::mht

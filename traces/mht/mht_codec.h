@@ -82,7 +82,6 @@ class ChunkDecoder {
   std::size_t m_pos = 0;
   std::uint32_t m_warps_per_block;
   AddressPredictor m_predictor;
-  std::array<std::uint64_t, kWarpSize> m_lanes{};
 };
 
 }  // namespace memhier::mht

@@ -89,6 +89,14 @@ struct BlockTrace {
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
   }
+  // As add(), for a caller that writes the `lanes` addresses into the returned pool slots itself.
+  std::span<std::uint64_t> add_lanes(WarpRecord r, std::size_t lanes) {
+    r.address_index = static_cast<std::uint32_t>(addresses.size());
+    addresses.resize(addresses.size() + lanes);
+    records.push_back(r);
+    warp_begin.back() = static_cast<std::uint32_t>(records.size());
+    return {addresses.data() + r.address_index, lanes};
+  }
 };
 
 // cudaAccessPolicyWindow, in effect for one launch.
