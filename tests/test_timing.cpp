@@ -111,3 +111,25 @@ TEST_CASE("calibrate: a fit on synthetic runs recovers the launch overhead and t
   CHECK(fit.rms_relative_error_before > 0.05);
   CHECK_THROWS(memhier::fit_timing({m[12], m[13]}, 4e-6, 2));  // nothing left to fit
 }
+
+TEST_CASE("constant loads: a broadcast costs its issue slot, each further distinct address a replay") {
+  // 1320 blocks of 256 threads (8 warps), 10 per SM: 10560 warps, 64 constant loads each = 675840 requests.
+  KernelSim k = kernel(1320, 256, 10);
+  k.counters.constant_requests = 675'840;
+  k.counters.constant_serialized = 675'840;  // one address a load
+  k.counters.warp_instructions = 675'840;
+  Prediction b = predict(h100(), k);
+  const auto term = [](const Prediction& p, const std::string& name) {
+    for (const TimeTerm& t : p.terms)
+      if (t.name == name) return t.seconds;
+    return -1.0;
+  };
+  CHECK(term(b, "constant") == 0);
+  CHECK(b.bound != "constant");
+  // 32 distinct addresses a load: 31 replays each, 2.81 SM cycles a replay (H100 file) over 132 SMs at 1980 MHz.
+  k.counters.constant_serialized = 32 * 675'840;
+  Prediction d = predict(h100(), k);
+  CHECK(d.bound == "constant");
+  CHECK(term(d, "constant") == exactly(31.0 * 675'840 * 2.81 / (1.98e9 * 132)));
+  CHECK(d.seconds == exactly(31.0 * 675'840 * 2.81 / (1.98e9 * 132) + 4.62e-6));
+}

@@ -90,6 +90,7 @@ void check_caches(const Arch& a, const Checker& c) {
   c.power_of_two(a.constant_cache.line, "constant_cache.line");
   c.require(a.constant_cache.size >= a.constant_cache.line, "constant_cache.size", "must hold at least one line");
   c.positive(a.constant_cache.latency_cycles, "constant_cache.latency_cycles");
+  c.positive(a.constant_cache.replay_cycles, "constant_cache.replay_cycles");
 
   const L2Spec& l2 = a.l2;
   c.power_of_two(l2.line, "l2.line");

@@ -57,8 +57,11 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   p.terms.push_back({"shared", tail * safe_div(wavefronts, per_clock * clock * sms),
                      fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk on {} SMs", wavefronts,
                                  c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, p.active_sms)});
-  p.terms.push_back({"constant", tail * safe_div(static_cast<double>(c.constant_serialized), clock * sms),
-                     fmt::format("{} serialized constant accesses", c.constant_serialized)});
+  // A warp's constant load reading one address (a broadcast) costs its issue slot; each further distinct address
+  // replays it (constant_divergent on H100: 2.8 SM cycles a replay, arch constant_cache.replay_cycles).
+  const auto replays = static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_requests));
+  p.terms.push_back({"constant", tail * safe_div(replays * arch.constant_cache.replay_cycles, clock * sms),
+                     fmt::format("{:.0f} constant replays x {} cycles", replays, arch.constant_cache.replay_cycles)});
   const auto issued = static_cast<double>(c.warp_instructions + c.work);
   p.terms.push_back({"issue", tail * safe_div(issued, static_cast<double>(arch.sm.sub_partitions) * clock * sms),
                      fmt::format("{:.0f} warp instructions on {} schedulers per SM", issued, arch.sm.sub_partitions)});
@@ -76,8 +79,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   const double load_latency = l1_hit * arch.l1.latency_cycles + (1 - l1_hit) * miss_latency;
   const auto shared_waits = static_cast<double>(c.shared_waits);
   const double shared_cycles = shared_waits * arch.shared_memory.latency_cycles + static_cast<double>(c.shared_ld_bank_conflicts);
-  const auto const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
-                              static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_requests));
+  const double const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
+                              replays * arch.constant_cache.replay_cycles;
   const double wait_cycles = loads * load_latency + shared_cycles + const_cycles;
   const double warps_per_block = std::ceil(static_cast<double>(sim.launch.block.count()) / arch.sm.warp_size);
   const double warps = blocks * std::max(warps_per_block, 1.0);

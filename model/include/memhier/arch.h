@@ -67,6 +67,7 @@ struct ConstantCacheSpec {
   double latency_cycles = 0;
   std::uint64_t l15_size = 0;
   double l15_latency_cycles = 0;
+  double replay_cycles = 0;  // SM cycles per extra distinct address of a warp's constant load (serialization)
 };
 
 struct L2Spec {
