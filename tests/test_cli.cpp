@@ -249,6 +249,14 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   CHECK((slow - 4.62e-6) == doctest::Approx(2 * (fast - 4.62e-6)).epsilon(1e-6).scale(0));
   CHECK(memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary l2.nosuch=1", kExamples)).rc == 2);
   CHECK(memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary l2.size", kExamples)).rc == 2);
+  // A bad value is named as the user gave it, not by a line of the YAML the sweep generates.
+  for (const char* bad : {"l2.size=12QQ", "dram.latency_cycles=fast"}) {
+    CAPTURE(bad);
+    Result e = memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary {}", kExamples, bad));
+    CHECK(e.rc == 2);
+    CHECK(e.err.find(fmt::format("--vary {}:", bad)) != std::string::npos);
+    CHECK(e.err.find("--vary:") == std::string::npos);
+  }
   Result cross = memhier(fmt::format("sweep {}/transpose_padded.yaml --set n=256 --vary arch=h100,b200,a100 --csv", kExamples));
   CHECK(cross.rc == 0);
   CHECK(cross.out.find("b200,transpose_padded") != std::string::npos);

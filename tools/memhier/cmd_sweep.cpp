@@ -60,13 +60,27 @@ Axis parse_axis(const std::string& text) {
   return a;
 }
 
+// Loads a sweep point's generated arch YAML. The YAML is ours, so its line and column mean nothing to the user: an
+// error names the --vary option and value instead.
+Arch load_point(const std::string& yaml, const std::string& base, const std::map<std::string, std::string>& values) {
+  try {
+    return load_arch_string(yaml, "--vary");
+  } catch (const InputError& e) {
+    const auto it = values.find(e.key());
+    if (it != values.end()) throw UsageError(fmt::format("memhier sweep: --vary {}={}: {}", it->first, it->second, e.message()));
+    std::string given;
+    for (const auto& [key, value] : values) given += fmt::format(" {}={}", key, value);
+    throw UsageError(fmt::format("memhier sweep: --vary{} on {}: '{}': {}", given, base, e.key(), e.message()));
+  }
+}
+
 Arch point_arch(const std::string& base, std::map<std::string, std::string> values) {
   if (values.count("l2.size") != 0U && values.count("l2.persisting_max") == 0U) {
     // Keep the persisting set-aside limit the same share of L2 (75% on sm_80+), as the hardware scales it.
     const Arch b = load_arch(base);
-    const Arch sized = load_arch_string(fmt::format("extends: {}\nname: probe\nl2:\n  size: {}\n  persisting_max: 0B\n  "
-                                                    "max_window_size: 0B\n", base, values.at("l2.size")),
-                                        "--vary l2.size=" + values.at("l2.size"));
+    const Arch sized = load_point(fmt::format("extends: {}\nname: probe\nl2:\n  size: {}\n  persisting_max: 0B\n  "
+                                              "max_window_size: 0B\n", base, values.at("l2.size")),
+                                  base, values);
     if (b.l2.persisting_max > 0 && b.l2.size > 0) {
       const double share = static_cast<double>(b.l2.persisting_max) / static_cast<double>(b.l2.size);
       values["l2.persisting_max"] = fmt::format("{}B", static_cast<std::uint64_t>(share * static_cast<double>(sized.l2.size)) / 1024 * 1024);
@@ -81,9 +95,7 @@ Arch point_arch(const std::string& base, std::map<std::string, std::string> valu
     yaml += section + ":\n";
     for (const auto& [k, v] : keys) yaml += fmt::format("  {}: {}\n", k, v);
   }
-  std::string label = "--vary";
-  for (const auto& [key, value] : values) label += fmt::format(" {}={}", key, value);
-  return load_arch_string(yaml, label);
+  return load_point(yaml, base, values);
 }
 
 std::vector<Point> expand(const std::vector<Axis>& axes, const std::string& default_arch) {
