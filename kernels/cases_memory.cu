@@ -191,6 +191,51 @@ Case constant_case(bool divergent) {
       });
 }
 
+Case constant_distinct_case(int distinct) {
+  const long long n = 1LL << 20;
+  return make_case<Constant>(
+      "constant_distinct", "n=" + pow2(20) + " k_count=64 distinct=" + std::to_string(distinct), "l1", false,
+      [=](Constant& s) {
+        s.n = n;
+        s.c = random_floats(1024, 15);
+        SUITE_CHECK(cudaMemcpyToSymbol(c_table, s.c.data(), s.c.size() * sizeof(float)));
+        s.out.allocate(static_cast<std::size_t>(n));
+      },
+      [distinct](Constant& s, cudaStream_t st) {
+        constant_distinct<<<blocks_for(s.n, 256), 256, 0, st>>>(s.out.get(), s.n, s.k_count, distinct);
+      },
+      [distinct](Constant& s) -> std::string {
+        auto out = s.out.download();
+        for (std::size_t i = 0; i < out.size(); i += 97) {
+          double want = 0;
+          const auto line = (i % 32) % static_cast<std::size_t>(distinct);
+          for (int k = 0; k < s.k_count; ++k) want += s.c[line * 16 + static_cast<std::size_t>(k % 16)];
+          if (!close(out[i], want)) return mismatch("out", i, out[i], want);
+        }
+        return "";
+      });
+}
+
+struct Empty {
+  DeviceArray<int> done;
+};
+
+Case empty_case(int blocks) {
+  return make_case<Empty>(
+      "empty_blocks", "blocks=" + std::to_string(blocks), "l1", false,
+      [=](Empty& s) {
+        s.done.allocate(static_cast<std::size_t>(blocks));
+        s.done.zero();
+      },
+      [blocks](Empty& s, cudaStream_t st) { empty_blocks<<<blocks, 256, 0, st>>>(s.done.get()); },
+      [](Empty& s) -> std::string {
+        auto done = s.done.download();
+        for (std::size_t i = 0; i < done.size(); ++i)
+          if (done[i] != static_cast<int>(i) + 1) return mismatch("done", i, done[i], static_cast<double>(i) + 1);
+        return "";
+      });
+}
+
 struct Spill {
   long long n = 0;
   DeviceArray<float> in, out;
@@ -293,6 +338,8 @@ std::vector<Case> memory_cases() {
   c.push_back(gather_case(true, 12, "l1", true));
   c.push_back(constant_case(false));
   c.push_back(constant_case(true));
+  for (int distinct : {2, 8, 32}) c.push_back(constant_distinct_case(distinct));
+  for (int blocks : {1, 1056, 16384, 65536}) c.push_back(empty_case(blocks));
   c.push_back(spill_case());
   c.push_back(window_case());
   return c;

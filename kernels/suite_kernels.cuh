@@ -198,6 +198,18 @@ __global__ void constant_divergent(float* out, index_t n, int k_count) {
   for (int k = 0; k < k_count; ++k) acc += c_table[(lane * 32 + k) % 1024];
   if (i < n) out[i] = acc;
 }
+// d distinct addresses a warp load, one per 64-byte constant-cache line, all d lines within 2 KB.
+__global__ void constant_distinct(float* out, index_t n, int k_count, int distinct) {
+  index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
+  int lane = threadIdx.x % 32;
+  float acc = 0;
+  for (int k = 0; k < k_count; ++k) acc += c_table[(lane % distinct) * 16 + k % 16];
+  if (i < n) out[i] = acc;
+}
+// Does nothing but mark each block done: launch overhead and block-scheduling cost, nothing else.
+__global__ void empty_blocks(int* done) {
+  if (threadIdx.x == 0) done[blockIdx.x] = static_cast<int>(blockIdx.x) + 1;
+}
 __global__ void register_spill(const float* in, float* out, index_t n) {
   index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
