@@ -30,7 +30,7 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
   WHEN("a count has the wrong type") {
     auto e = load_error(h100_with("  count: 132", "  count: many"));
     CHECK(e.key() == "sm.count");
-    CHECK(e.where().line == 13);
+    CHECK(e.where().line == 14);
     CHECK(e.where().column == 10);
   }
   WHEN("a size has no unit") {
@@ -52,6 +52,19 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     auto e = load_error("extends: h100\nname: x\nconstant_cache:\n  replay_cycles: 0\n");
     CHECK(e.key() == "constant_cache.replay_cycles");
     CHECK(e.message().find("greater than zero") != std::string::npos);
+  }
+  WHEN("the launch and overlap constants are implausible") {
+    auto idle = load_error("extends: h100\nname: x\nlaunch:\n  idle_overhead: 1us\n");
+    CHECK(idle.key() == "launch.idle_overhead");
+    CHECK(idle.message().find("cannot be less than launch.overhead") != std::string::npos);
+    CHECK(load_error("extends: h100\nname: x\nlaunch:\n  block_cycles: 0\n").key() == "launch.block_cycles");
+    auto k = load_error("extends: h100\nname: x\ntiming:\n  overlap_exponent: 0.5\n");
+    CHECK(k.key() == "timing.overlap_exponent");
+    CHECK(k.message().find("at least 1") != std::string::npos);
+    auto text = load_error("extends: h100\nname: x\ntiming:\n  overlap_exponent: max\n");
+    CHECK(text.key() == "timing.overlap_exponent");
+    CHECK(text.message().find("expected a non-negative number, got 'max'") != std::string::npos);
+    CHECK(text.where().line == 4);
   }
   WHEN("a key is duplicated") {
     auto e = load_error("extends: h100\nname: x\nname: y\n");
@@ -101,7 +114,7 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(key_of("  line: 128B   ", "  line: 96B") == "l1.line");
   CHECK(key_of("  sector: 32B   ", "  sector: 256B") == "l1.sector");
   CHECK(key_of("  persisting_max: 37.5MiB", "  persisting_max: 60MiB") == "l2.persisting_max");
-  CHECK(key_of("  effective_bandwidth: 2.55TB/s", "  effective_bandwidth: 4TB/s") == "dram.effective_bandwidth");
+  CHECK(key_of("  effective_bandwidth: 2.78TB/s", "  effective_bandwidth: 4TB/s") == "dram.effective_bandwidth");
   CHECK(key_of("  max_threads_per_sm: 2048", "  max_threads_per_sm: 2000") == "sm.max_threads_per_sm");
   CHECK(key_of("  far_latency_cycles: 305", "  far_latency_cycles: 100") == "l2.far_latency_cycles");
   CHECK(key_of("  dram_fetch_granularity: 64B", "  dram_fetch_granularity: 256B") == "l2.dram_fetch_granularity");

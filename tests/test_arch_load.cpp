@@ -35,7 +35,9 @@ TEST_CASE("2.2 h100 values come through with their units") {
   CHECK(a.unified_l1.carveouts.back() == 228 * 1024);
   CHECK(a.dram.peak_bandwidth == test::exactly(3.35e12));
   CHECK(a.sm_clock_hz == test::exactly(1.98e9));
-  CHECK(a.launch_overhead_seconds == test::exactly(4.62e-6));
+  CHECK(a.launch_overhead_seconds == test::exactly(3.02e-6));
+  CHECK(a.launch_idle_overhead_seconds == test::exactly(5.82e-6));
+  CHECK(a.overlap_exponent == 3);
   CHECK(a.l1.replacement == Replacement::lru);
 }
 

@@ -1,7 +1,12 @@
-// Timing model on hand-checkable cases, with the H100 file's constants: effective DRAM 2.55 TB/s (fitted), DRAM latency 675
-// cycles at 1980 MHz, launch overhead 4.62 us (fitted), shared memory 122/128 wavefronts per clock per SM (fitted),
-// constant replays 2.81 cycles (measured) on 132 SMs. Times compare to 1e-9 relative (doctest's default Approx would accept any two times within 12 us).
+// Timing model on hand-checkable cases, with the H100 file's constants: effective DRAM 2.78 TB/s, DRAM latency 675
+// cycles at 1980 MHz, launch overhead 3.02 us (5.82 us on an idle GPU), shared memory 122/128 wavefronts per clock per
+// SM (fitted), 2.02 cycles per access of a divergent constant load, block scheduling 157 cycles a block or 6.75 a warp,
+// on 132 SMs; concurrent times add up as their 3-norm (timing.overlap_exponent). Times compare to 1e-9 relative
+// (doctest's default Approx would accept any two times within 12 us).
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <initializer_list>
 
 #include "memhier/arch_loader.h"
 #include "memhier/calibrate.h"
@@ -28,6 +33,16 @@ KernelSim kernel(std::uint64_t blocks, std::uint32_t threads, int per_sm) {
 
 using test::exactly;
 
+// The 3-norm of concurrent times (the H100 file's timing.overlap_exponent).
+double norm3(std::initializer_list<double> times) {
+  double sum = 0;
+  for (double t : times) sum += t * t * t;
+  return std::cbrt(sum);
+}
+
+// Block scheduling of `blocks` blocks of `cycles` each over 132 SMs at 1980 MHz.
+double scheduling(double blocks, double cycles) { return std::ceil(blocks / 132) * cycles / 1.98e9; }
+
 }  // namespace
 
 TEST_CASE("pure DRAM streaming: bytes / effective bandwidth + launch") {
@@ -36,8 +51,29 @@ TEST_CASE("pure DRAM streaming: bytes / effective bandwidth + launch") {
   k.counters.dram_write_bytes = 500'000'000;
   Prediction p = predict(h100(), k);
   CHECK(p.bound == "dram");
-  CHECK(p.seconds == exactly(1e9 / 2.55e12 + 4.62e-6));  // 396.777 us
+  // 359.712 us of DRAM overlapping 76 blocks x 157 cycles of block scheduling per SM (6.026 us): 359.716 us.
+  CHECK(p.seconds == exactly(norm3({1e9 / 2.78e12, scheduling(10000, 157)}) + 3.02e-6));
   CHECK(p.explanation.find("DRAM-bound") == 0);
+  // The same launch finding the GPU idle pays the submission latency too.
+  PredictOptions idle;
+  idle.idle_gpu = true;
+  CHECK(predict(h100(), k, idle).seconds == exactly(p.seconds - 3.02e-6 + 5.82e-6));
+}
+
+TEST_CASE("block scheduling: a rate per block, or per warp for large blocks; it overlaps other work imperfectly") {
+  // Empty blocks: 65536 blocks of 256 threads = 497 blocks on the busiest SM x 157 cycles = 39.409 us (the H100
+  // measured 42.528 us with the launch).
+  KernelSim empty = kernel(65536, 256, 8);
+  Prediction e = predict(h100(), empty);
+  CHECK(e.bound == "blocks");
+  CHECK(e.seconds == exactly(497 * 157 / 1.98e9 + 3.02e-6));
+  // 1024-thread blocks: 32 warps x 6.75 cycles = 216 cycles a block, more than 157.
+  CHECK(predict(h100(), kernel(16896, 1024, 2)).seconds == exactly(128 * 216 / 1.98e9 + 3.02e-6));
+  // DRAM traffic that alone takes as long as the scheduling: together 2^(1/3) = 1.26 times either.
+  empty.counters.dram_read_bytes = static_cast<std::uint64_t>(2.78e12 * (497 * 157 / 1.98e9));
+  const double dram = static_cast<double>(empty.counters.dram_read_bytes) / 2.78e12;
+  CHECK(predict(h100(), empty).seconds == exactly(norm3({dram, 497 * 157 / 1.98e9}) + 3.02e-6));
+  CHECK(predict(h100(), empty).seconds - 3.02e-6 == doctest::Approx(std::cbrt(2.0) * dram).epsilon(1e-6));
 }
 
 TEST_CASE("latency-bound pointer chase: accesses x latency") {
@@ -52,10 +88,11 @@ TEST_CASE("latency-bound pointer chase: accesses x latency") {
   k.counters.warp_instructions = 1000;
   Prediction p = predict(h100(), k);
   CHECK(p.bound == "latency");
-  CHECK(p.seconds == exactly(1000 * 675 / 1.98e9 + 4.62e-6));
+  // The other times (1000 issue slots: 126 ns; one block: 79 ns; DRAM: 23 ns) add under 1e-10 to its 3-norm.
+  CHECK(p.seconds == exactly(1000 * 675 / 1.98e9 + 3.02e-6));
   // The same loads in runs of two independent ones wait half as often.
   k.counters.load_waits = 500;
-  CHECK(predict(h100(), k).seconds == exactly(500 * 675 / 1.98e9 + 4.62e-6));
+  CHECK(predict(h100(), k).seconds == exactly(500 * 675 / 1.98e9 + 3.02e-6));
   // 133 such blocks of one warp on one block per SM: two waves, the second holding one block, twice the time.
   KernelSim two = kernel(133, 32, 1);
   two.counters = k.counters;
@@ -65,7 +102,10 @@ TEST_CASE("latency-bound pointer chase: accesses x latency") {
                   &SimCounters::l2_read_sectors, &SimCounters::dram_read_bytes, &SimCounters::warp_instructions,
                   &SimCounters::load_waits})
     two.counters.*f *= 133;
-  CHECK(predict(h100(), two).seconds == exactly(2 * 500 * 675 / 1.98e9 + 4.62e-6));
+  // Alongside: 133 x 64000 B of DRAM (3.06 us), issue on the busiest SM (two blocks), two blocks to schedule.
+  const double issue = 2 * 1000 / (4 * 1.98e9);
+  CHECK(predict(h100(), two).seconds ==
+        exactly(norm3({2 * 500 * 675 / 1.98e9, 133 * 64000 / 2.78e12, issue, scheduling(133, 157)}) + 3.02e-6));
   CHECK(p.explanation.find("latency-bound: 1.0 warps per SM") == 0);
 }
 
@@ -76,13 +116,18 @@ TEST_CASE("a bank-conflicted kernel scales with wavefronts") {
   k.counters.shared_ld_bank_conflicts = 31'000'000;
   Prediction a = predict(h100(), k);
   CHECK(a.bound == "shared");
-  // 32e6 wavefronts / (132 SMs x 1980 MHz x 0.953125 per clock: the fitted 122 B/clk over 32 banks x 4 B)
-  CHECK(a.seconds == exactly(32e6 / (132 * 1.98e9 * (122.0 / 128)) + 4.62e-6));
+  // 32e6 wavefronts / (132 SMs x 1980 MHz x 0.953125 per clock: the fitted 122 B/clk over 32 banks x 4 B), with 10
+  // blocks of 32 warps per SM to schedule at 216 cycles each.
+  // Each conflict also delays the warp that waits for the load: 31e6 cycles over 42240 warps, 10 waves.
+  const double shared = 32e6 / (132 * 1.98e9 * (122.0 / 128));
+  const double waits = 31e6 / (1320 * 32) * 10 / 1.98e9;
+  CHECK(a.seconds == exactly(norm3({shared, scheduling(1320, 216), waits}) + 3.02e-6));
   // 1321 blocks: one SM runs 11 blocks while the rest run 10, and the shared-memory time follows the busiest SM.
   KernelSim tail = k;
   tail.counters.blocks = 1321;
   tail.counters.waves = 11;
-  CHECK(predict(h100(), tail).seconds == exactly(32e6 / (132 * 1.98e9 * (122.0 / 128)) * 11 * 132 / 1321 + 4.62e-6));
+  CHECK(predict(h100(), tail).seconds ==
+        exactly(norm3({shared * 11 * 132 / 1321, scheduling(1321, 216), 31e6 / (1321 * 32) * 11 / 1.98e9}) + 3.02e-6));
   k.counters.shared_ld_wavefronts = 1'000'000;  // conflict-free
   k.counters.shared_ld_bank_conflicts = 0;
   Prediction b = predict(h100(), k);
@@ -112,11 +157,12 @@ TEST_CASE("calibrate: a fit on synthetic runs recovers the launch overhead and t
   CHECK_THROWS(memhier::fit_timing({m[12], m[13]}, 4e-6, 2));  // nothing left to fit
 }
 
-TEST_CASE("constant loads: a broadcast costs its issue slot, each further distinct address a replay") {
+TEST_CASE("constant loads: a broadcast costs its issue slot, a divergent load each of its distinct addresses") {
   // 1320 blocks of 256 threads (8 warps), 10 per SM: 10560 warps, 64 constant loads each = 675840 requests.
   KernelSim k = kernel(1320, 256, 10);
   k.counters.constant_requests = 675'840;
   k.counters.constant_serialized = 675'840;  // one address a load
+  k.counters.constant_broadcasts = 675'840;
   k.counters.warp_instructions = 675'840;
   Prediction b = predict(h100(), k);
   const auto term = [](const Prediction& p, const std::string& name) {
@@ -126,10 +172,18 @@ TEST_CASE("constant loads: a broadcast costs its issue slot, each further distin
   };
   CHECK(term(b, "constant") == 0);
   CHECK(b.bound != "constant");
-  // 32 distinct addresses a load: 31 replays each, 2.81 SM cycles a replay (H100 file) over 132 SMs at 1980 MHz.
+  // 32 distinct addresses a load: 32 accesses each, 2.02 SM cycles an access (H100 file) over 132 SMs at 1980 MHz.
   k.counters.constant_serialized = 32 * 675'840;
+  k.counters.constant_broadcasts = 0;
   Prediction d = predict(h100(), k);
   CHECK(d.bound == "constant");
-  CHECK(term(d, "constant") == exactly(31.0 * 675'840 * 2.81 / (1.98e9 * 132)));
-  CHECK(d.seconds == exactly(31.0 * 675'840 * 2.81 / (1.98e9 * 132) + 4.62e-6));
+  const double constant = 32.0 * 675'840 * 2.02 / (1.98e9 * 132);
+  CHECK(term(d, "constant") == exactly(constant));
+  const double issue = 675'840 / (4 * 1.98e9 * 132);
+  // Each warp waits 64 times for a 21-cycle hit plus its 32 accesses (10560 warps, one wave).
+  const double waits = 675'840 * (21 + 32 * 2.02) / 10560 / 1.98e9;
+  CHECK(d.seconds == exactly(norm3({constant, issue, scheduling(1320, 157), waits}) + 3.02e-6));
+  // Two addresses a load cost two accesses, not one replay: the cost is linear in d from d = 2 (constant_distinct).
+  k.counters.constant_serialized = 2 * 675'840;
+  CHECK(term(predict(h100(), k), "constant") == exactly(2.0 * 675'840 * 2.02 / (1.98e9 * 132)));
 }

@@ -84,7 +84,7 @@ constexpr std::array kFields{
   ArchField{"constant_cache.l15_latency_cycles", K::cycles, true, "L1.5 hit latency",
             [](Arch& a) -> FieldRef { return &a.constant_cache.l15_latency_cycles; }},
   ArchField{"constant_cache.replay_cycles", K::cycles, true,
-            "SM cycles each extra distinct address of a warp's constant load costs (a broadcast costs none)",
+            "SM cycles per distinct address of a warp's constant load that reads several (a broadcast costs none)",
             [](Arch& a) -> FieldRef { return &a.constant_cache.replay_cycles; }},
   ArchField{"l2.size", K::bytes, true, "device-wide L2", [](Arch& a) -> FieldRef { return &a.l2.size; }},
   ArchField{"l2.line", K::bytes, true, "line size", [](Arch& a) -> FieldRef { return &a.l2.line; }},
@@ -120,8 +120,17 @@ constexpr std::array kFields{
             [](Arch& a) -> FieldRef { return &a.dram.effective_bandwidth; }},
   ArchField{"dram.latency_cycles", K::cycles, true, "load latency on an L2 miss",
             [](Arch& a) -> FieldRef { return &a.dram.latency_cycles; }},
-  ArchField{"launch.overhead", K::duration, true, "event-timed cost of an empty kernel launch",
+  ArchField{"launch.overhead", K::duration, true, "event-timed cost of an empty launch queued behind running work",
             [](Arch& a) -> FieldRef { return &a.launch_overhead_seconds; }},
+  ArchField{"timing.overlap_exponent", K::number, true,
+            "k of the k-norm that adds up memory, issue, block scheduling and latency times (1: sum; large: max)",
+            [](Arch& a) -> FieldRef { return &a.overlap_exponent; }},
+  ArchField{"launch.idle_overhead", K::duration, true, "event-timed cost of an empty launch that finds the GPU idle",
+            [](Arch& a) -> FieldRef { return &a.launch_idle_overhead_seconds; }},
+  ArchField{"launch.block_cycles", K::cycles, true, "SM cycles the block scheduler takes per block, per SM",
+            [](Arch& a) -> FieldRef { return &a.block_launch_cycles; }},
+  ArchField{"launch.warp_cycles", K::cycles, true, "SM cycles the block scheduler takes per warp of a block, per SM",
+            [](Arch& a) -> FieldRef { return &a.warp_launch_cycles; }},
 };
 // clang-format on
 
@@ -134,11 +143,11 @@ std::int64_t parse_count(std::string_view text) {
   return v;
 }
 
-double parse_cycles(std::string_view text) {
+double parse_number(std::string_view text, std::string_view what) {
   double v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0)) {
-    throw std::invalid_argument(fmt::format("expected a non-negative number of cycles, got '{}'", text));
+    throw std::invalid_argument(fmt::format("expected a non-negative {}, got '{}'", what, text));
   }
   return v;
 }
@@ -207,7 +216,10 @@ void set_arch_field(Arch& arch, const ArchField& field, std::string_view text) {
       *std::get<double*>(ref) = units::parse_frequency(text);
       return;
     case K::cycles:
-      *std::get<double*>(ref) = parse_cycles(text);
+      *std::get<double*>(ref) = parse_number(text, "number of cycles");
+      return;
+    case K::number:
+      *std::get<double*>(ref) = parse_number(text, "number");
       return;
     case K::duration:
       *std::get<double*>(ref) = units::parse_duration(text);
@@ -260,6 +272,7 @@ std::string format_arch_field(const Arch& arch, const ArchField& field) {
     case K::frequency:
       return units::format_frequency(*std::get<double*>(ref));
     case K::cycles:
+    case K::number:
       return fmt::format("{:g}", *std::get<double*>(ref));
     case K::duration:
       return units::format_duration(*std::get<double*>(ref));
@@ -294,6 +307,8 @@ std::string_view to_string(FieldKind kind) {
       return "bytes per clock";
     case K::frequency:
       return "frequency";
+    case K::number:
+      return "number";
     case K::cycles:
       return "cycles";
     case K::duration:

@@ -19,6 +19,7 @@ nlohmann::json field_value(const Arch& arch, const ArchField& field) {
     case FieldKind::bytes_per_clock:
     case FieldKind::frequency:
     case FieldKind::cycles:
+    case FieldKind::number:
     case FieldKind::duration:
       return *std::get<double*>(ref);
     case FieldKind::text:

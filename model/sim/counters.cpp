@@ -30,6 +30,7 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", &C::shared_st_bank_conflicts, "extra wavefronts"},
       {"constant_requests", "", &C::constant_requests, "warp-level constant loads"},
       {"constant_serialized", "", &C::constant_serialized, "constant-cache accesses after serializing distinct addresses"},
+      {"constant_broadcasts", "", &C::constant_broadcasts, "constant loads whose lanes all read one address"},
       {"l2_read_sectors", "lts__t_sectors_op_read.sum", &C::l2_read_sectors, "sector reads at L2"},
       {"l2_read_hits", "lts__t_sectors_op_read_lookup_hit.sum", &C::l2_read_hits, "of which hit"},
       {"l2_write_sectors", "lts__t_sectors_op_write.sum", &C::l2_write_sectors, "sector writes at L2"},

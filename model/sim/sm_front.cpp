@@ -62,9 +62,11 @@ void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t roun
     case AddressSpace::constant: {
       std::copy(a.begin(), a.end(), m_mapped.begin());
       std::sort(m_mapped.begin(), m_mapped.begin() + static_cast<std::ptrdiff_t>(a.size()));
-      ++c.constant_requests;
-      c.constant_serialized += static_cast<std::uint64_t>(
+      const auto distinct = static_cast<std::uint64_t>(
           std::unique(m_mapped.begin(), m_mapped.begin() + static_cast<std::ptrdiff_t>(a.size())) - m_mapped.begin());
+      ++c.constant_requests;
+      c.constant_serialized += distinct;
+      c.constant_broadcasts += distinct == 1 ? 1 : 0;
       return;
     }
     case AddressSpace::local: {

@@ -1,5 +1,6 @@
-// Timing model: each resource's work over its throughput, and a latency term for the loads each warp waits on,
-// whichever is largest, plus the launch overhead. Constants all come from the arch file.
+// Timing model: each resource's work over its throughput, a block-scheduling term and a latency term for the loads each
+// warp waits on, combined by how well they overlap (see overlap()), plus the launch overhead. Constants all come from
+// the arch file.
 //
 // Wave quantization and tails: SM-local resources (L1, shared memory, constant cache, issue) are as busy as the SM
 // with the most blocks (blocks go round-robin, so ceil(blocks / SMs) of them), not the average; the latency term
@@ -19,13 +20,26 @@ namespace {
 double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 std::string megabytes(std::uint64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
 
+// The time of concurrent activities: the memory levels form one pipeline, as fast as its slowest stage; that, issue,
+// block scheduling and the latency waits overlap imperfectly, as the k-norm of their times (k = 1 adds them up, a
+// large k takes the largest). H100, 256-thread blocks spinning S cycles against the block scheduler's rate: the
+// measured times follow k = 2.5 to 3 within 3% (validate/results/h100-2026-11-22c/probe/block_dispatch.json).
+double overlap(const std::vector<TimeTerm>& terms, double k) {
+  double memory = 0, sum = 0;
+  for (const TimeTerm& t : terms) {
+    if (t.name == "issue" || t.name == "blocks" || t.name == "latency") sum += std::pow(t.seconds, k);
+    else memory = std::max(memory, t.seconds);
+  }
+  return std::pow(sum + std::pow(memory, k), 1 / k);
+}
+
 }  // namespace
 
-Prediction predict(const Arch& arch, const KernelSim& sim) {
+Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions& options) {
   const SimCounters& c = sim.counters;
   Prediction p;
   p.kernel = sim.launch.name;
-  p.launch_seconds = arch.launch_overhead_seconds;
+  p.launch_seconds = options.idle_gpu ? arch.launch_idle_overhead_seconds : arch.launch_overhead_seconds;
   const double clock = arch.sm_clock_hz;
   p.active_sms = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(arch.sm.count), std::max<std::uint64_t>(c.blocks, 1)));
   const double sms = p.active_sms;
@@ -57,14 +71,24 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   p.terms.push_back({"shared", tail * safe_div(wavefronts, per_clock * clock * sms),
                      fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk on {} SMs", wavefronts,
                                  c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, p.active_sms)});
-  // A warp's constant load reading one address (a broadcast) costs its issue slot; each further distinct address
-  // replays it (constant_divergent on H100: 2.8 SM cycles a replay, arch constant_cache.replay_cycles).
-  const auto replays = static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_requests));
-  p.terms.push_back({"constant", tail * safe_div(replays * arch.constant_cache.replay_cycles, clock * sms),
-                     fmt::format("{:.0f} constant replays x {} cycles", replays, arch.constant_cache.replay_cycles)});
+  // A warp's constant load reading one address (a broadcast) costs its issue slot; one reading d distinct addresses
+  // is serialized into d accesses of constant_cache.replay_cycles each (H100, constant_distinct with d = 2, 8, 32 lines
+  // within the 2 KB cache: 2.0 cycles an access, linear in d).
+  const auto serialized = static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_broadcasts));
+  p.terms.push_back({"constant", tail * safe_div(serialized * arch.constant_cache.replay_cycles, clock * sms),
+                     fmt::format("{:.0f} serialized constant accesses x {} cycles", serialized,
+                                 arch.constant_cache.replay_cycles)});
   const auto issued = static_cast<double>(c.warp_instructions + c.work);
   p.terms.push_back({"issue", tail * safe_div(issued, static_cast<double>(arch.sm.sub_partitions) * clock * sms),
                      fmt::format("{:.0f} warp instructions on {} schedulers per SM", issued, arch.sm.sub_partitions)});
+
+  // Block scheduling: each SM takes a new block every launch.block_cycles, or launch.warp_cycles per warp for large
+  // blocks (H100 empty kernels: 157 cycles a block for 1 to 16 warps, 6.75 a warp for 32), a rate that does not
+  // depend on what the blocks do: 65536 blocks of a one-float-per-thread copy need 39 us for it alone.
+  const double warps_per_block = std::ceil(static_cast<double>(sim.launch.block.count()) / arch.sm.warp_size);
+  const double block_cycles = std::max(arch.block_launch_cycles, std::max(warps_per_block, 1.0) * arch.warp_launch_cycles);
+  p.terms.push_back({"blocks", std::ceil(blocks / sms) * block_cycles / clock,
+                     fmt::format("{:.0f} blocks x {:.0f} cycles on {} SMs", blocks, block_cycles, p.active_sms)});
 
   // Latency: a warp waits for its loads; stores do not stall it. Each wait (a run of independent loads, see
   // load_waits) costs the latency of the level that served the sectors (weighted by where sectors were served);
@@ -80,9 +104,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   const auto shared_waits = static_cast<double>(c.shared_waits);
   const double shared_cycles = shared_waits * arch.shared_memory.latency_cycles + static_cast<double>(c.shared_ld_bank_conflicts);
   const double const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
-                              replays * arch.constant_cache.replay_cycles;
+                              serialized * arch.constant_cache.replay_cycles;
   const double wait_cycles = loads * load_latency + shared_cycles + const_cycles;
-  const double warps_per_block = std::ceil(static_cast<double>(sim.launch.block.count()) / arch.sm.warp_size);
   const double warps = blocks * std::max(warps_per_block, 1.0);
   const double waves = std::max<double>(static_cast<double>(c.waves), 1.0);
   p.terms.push_back({"latency", safe_div(wait_cycles, warps) * waves / clock,
@@ -92,7 +115,7 @@ Prediction predict(const Arch& arch, const KernelSim& sim) {
   auto binding = std::max_element(p.terms.begin(), p.terms.end(),
                                    [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; });
   p.bound = binding->name;
-  p.seconds = p.launch_seconds + binding->seconds;
+  p.seconds = p.launch_seconds + overlap(p.terms, arch.overlap_exponent);
   p.dram_bandwidth = safe_div(dram_bytes, p.seconds);
   double throughput = 0;
   for (const TimeTerm& t : p.terms)

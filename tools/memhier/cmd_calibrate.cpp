@@ -19,7 +19,10 @@ namespace memhier::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::vector<TimingMeasurement> read_measurements(const fs::path& file) {
+// Each case's measured time and predicted time less launch overheads. The fit has one overhead per launch, so a case
+// whose first launch found the GPU idle (launch.idle_overhead) has the surplus over launch.overhead taken off its
+// measured time first.
+std::vector<TimingMeasurement> read_measurements(const fs::path& file, double launch_overhead) {
   std::ifstream in(file);
   if (!in) throw InputError({file.string(), 0, 0, -1}, "", "cannot open");
   const auto j = nlohmann::json::parse(in, nullptr, false);
@@ -29,7 +32,9 @@ std::vector<TimingMeasurement> read_measurements(const fs::path& file) {
   for (const auto& c : j["cases"]) {
     if (!c.contains("described") || !c["described"].contains("bound_seconds")) continue;
     const auto& d = c["described"];
-    m.push_back({c.value("case", ""), c.value("measured_s", 0.0), d.value("launches", 1), d.value("bound", ""),
+    const int launches = d.value("launches", 1);
+    const double surplus = d.contains("launch_seconds") ? d["launch_seconds"].get<double>() - launches * launch_overhead : 0.0;
+    m.push_back({c.value("case", ""), c.value("measured_s", 0.0) - surplus, launches, d.value("bound", ""),
                  d.value("bound_seconds", 0.0)});
   }
   return m;
@@ -73,7 +78,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   const fs::path arch_file = find_arch_file(vm["arch"].as<std::string>());
   const Arch arch = load_arch_file(arch_file);
   const std::string source = vm["measurements"].as<std::string>();
-  const auto measurements = read_measurements(source);
+  const auto measurements = read_measurements(source, arch.launch_overhead_seconds);
   const CalibrationFit fit = fit_timing(measurements, arch.launch_overhead_seconds, vm["min-cases"].as<int>());
 
   std::ifstream in(arch_file);

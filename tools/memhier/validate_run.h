@@ -18,7 +18,8 @@ namespace memhier::cli {
 struct CasePrediction {
   double seconds = 0;  // the counted run: sum over its launches
   std::string bound;
-  double bound_seconds = 0;  // the binding resource's time, summed over the launches (for calibrate)
+  double bound_seconds = 0;   // the launches' times less their overhead: what calibrate scales by the bound resource
+  double launch_seconds = 0;  // the launches' overheads (an idle-GPU launch pays launch.idle_overhead)
   int launches = 0;
   SimCounters counters;  // summed over the counted run's launches
   std::map<std::string, double> terms;  // each timing term's seconds, summed over the launches

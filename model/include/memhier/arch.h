@@ -110,7 +110,11 @@ struct Arch {
   ConstantCacheSpec constant_cache;
   L2Spec l2;
   DramSpec dram;
-  double launch_overhead_seconds = 0;
+  double launch_overhead_seconds = 0;       // a launch queued behind running work (CUDA events, back to back)
+  double launch_idle_overhead_seconds = 0;  // a launch that finds the GPU idle: submission latency included
+  double block_launch_cycles = 0;           // SM cycles the block scheduler spends per block, per SM
+  double warp_launch_cycles = 0;            // SM cycles per warp of a block; the larger of the two sets the rate
+  double overlap_exponent = 0;              // how imperfectly concurrent activities overlap (timing.overlap_exponent)
 
   std::string source_file;                           // empty when built in code
   std::map<std::string, SourceLocation> key_origin;  // where each key's value was set (for errors)

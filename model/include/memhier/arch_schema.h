@@ -22,6 +22,7 @@ enum class FieldKind {
   bytes_per_clock,  // "128B/clk"
   frequency,        // "1980MHz"
   cycles,           // plain number of SM cycles (key ends in _cycles)
+  number,           // plain number without a unit
   duration,         // "2.5us"
   replacement,      // lru | fifo | random
 };

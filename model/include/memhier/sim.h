@@ -36,7 +36,7 @@ struct SimCounters {
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_bank_conflicts = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_bank_conflicts = 0;
   // constant cache
-  std::uint64_t constant_requests = 0, constant_serialized = 0;
+  std::uint64_t constant_requests = 0, constant_serialized = 0, constant_broadcasts = 0;
   // L2
   std::uint64_t l2_read_sectors = 0, l2_read_hits = 0;
   std::uint64_t l2_write_sectors = 0, l2_write_hits = 0;

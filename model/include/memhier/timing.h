@@ -10,7 +10,7 @@
 namespace memhier {
 
 struct TimeTerm {
-  std::string name;    // dram, l2, l1, shared, constant, issue, latency
+  std::string name;    // dram, l2, l1, shared, constant, issue, blocks, latency
   double seconds = 0;  // the time this resource alone needs
   std::string detail;  // what it was computed from
 };
@@ -28,6 +28,12 @@ struct Prediction {
   double warps_needed = 0;    // resident warps per SM that would hide latency behind the binding throughput term
 };
 
-Prediction predict(const Arch& arch, const KernelSim& sim);
+struct PredictOptions {
+  // The launch finds the GPU idle (timed alone after a synchronize, as a warm benchmark loop does): its overhead is
+  // launch.idle_overhead, which includes the host's submission latency, instead of launch.overhead.
+  bool idle_gpu = false;
+};
+
+Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions& options = {});
 
 }  // namespace memhier
