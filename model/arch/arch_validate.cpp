@@ -66,6 +66,8 @@ void check_shared(const Arch& a, const Checker& c) {
   c.power_of_two(s.bank_width, "shared_memory.bank_width");
   c.positive(s.latency_cycles, "shared_memory.latency_cycles");
   c.positive(s.bandwidth_bytes_per_clock, "shared_memory.bandwidth_per_sm");
+  c.positive(s.barrier_cycles, "shared_memory.barrier_cycles");
+  c.positive(s.barrier_latency_cycles, "shared_memory.barrier_latency_cycles");
 
   const auto& carve = a.unified_l1.carveouts;
   c.require(!carve.empty(), "unified_l1.carveouts", "must list at least one carveout");

@@ -20,17 +20,19 @@ namespace {
 double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 std::string megabytes(std::uint64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
 
-// The time of concurrent activities: the memory levels form one pipeline, as fast as its slowest stage; that, issue,
-// block scheduling and the latency waits overlap imperfectly, as the k-norm of their times (k = 1 adds them up, a
-// large k takes the largest). H100, 256-thread blocks spinning S cycles against the block scheduler's rate: the
-// measured times follow k = 2.5 to 3 within 3% (validate/results/h100-2026-11-22c/probe/block_dispatch.json).
+// The time of concurrent activities. DRAM and L2 form one pipeline, as fast as its slower stage, and so do the SM's
+// own memory pipes (L1, shared memory, constant cache); those two, issue, block scheduling and the latency waits
+// overlap imperfectly, as the k-norm of their times (k = 1 adds them up, a large k takes the largest). H100,
+// 256-thread blocks spinning S cycles against the block scheduler's rate: the measured times follow k = 2.5 to 3
+// within 3% (validate/results/h100-2026-11-22c/probe/block_dispatch.json).
 double overlap(const std::vector<TimeTerm>& terms, double k) {
-  double memory = 0, sum = 0;
+  double device = 0, sm = 0, sum = 0;
   for (const TimeTerm& t : terms) {
-    if (t.name == "issue" || t.name == "blocks" || t.name == "latency") sum += std::pow(t.seconds, k);
-    else memory = std::max(memory, t.seconds);
+    if (t.name == "dram" || t.name == "l2") device = std::max(device, t.seconds);
+    else if (t.name == "l1" || t.name == "shared" || t.name == "constant") sm = std::max(sm, t.seconds);
+    else sum += std::pow(t.seconds, k);
   }
-  return std::pow(sum + std::pow(memory, k), 1 / k);
+  return std::pow(sum + std::pow(device, k) + std::pow(sm, k), 1 / k);
 }
 
 }  // namespace
@@ -68,9 +70,14 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts);
   const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
                            static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
-  p.terms.push_back({"shared", tail * safe_div(wavefronts, per_clock * clock * sms),
-                     fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk on {} SMs", wavefronts,
-                                 c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, p.active_sms)});
+  // Barriers go through the same pipe: each warp arriving at one holds it for shared_memory.barrier_cycles (H100:
+  // 2.08; a reduction step's wavefronts and barrier add up to within 1% on the GPU).
+  const auto barriers = static_cast<double>(c.barriers);
+  const double shared_cycles = safe_div(wavefronts, per_clock) + barriers * arch.shared_memory.barrier_cycles;
+  p.terms.push_back({"shared", tail * safe_div(shared_cycles, clock * sms),
+                     fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk, {:.0f} warp barriers on {} SMs",
+                                 wavefronts, c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, barriers,
+                                 p.active_sms)});
   // A warp's constant load reading one address (a broadcast) costs its issue slot; one reading d distinct addresses
   // is serialized into d accesses of constant_cache.replay_cycles each (H100, constant_distinct with d = 2, 8, 32 lines
   // within the 2 KB cache: 2.0 cycles an access, linear in d).
@@ -102,10 +109,12 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const double miss_latency = l2_hit * l2_latency + (1 - l2_hit) * arch.dram.latency_cycles;
   const double load_latency = l1_hit * arch.l1.latency_cycles + (1 - l1_hit) * miss_latency;
   const auto shared_waits = static_cast<double>(c.shared_waits);
-  const double shared_cycles = shared_waits * arch.shared_memory.latency_cycles + static_cast<double>(c.shared_ld_bank_conflicts);
+  const double shared_wait_cycles = shared_waits * arch.shared_memory.latency_cycles +
+                                    static_cast<double>(c.shared_ld_bank_conflicts) +
+                                    barriers * arch.shared_memory.barrier_latency_cycles;
   const double const_cycles = static_cast<double>(c.constant_requests) * arch.constant_cache.latency_cycles +
                               serialized * arch.constant_cache.replay_cycles;
-  const double wait_cycles = loads * load_latency + shared_cycles + const_cycles;
+  const double wait_cycles = loads * load_latency + shared_wait_cycles + const_cycles;
   const double warps = blocks * std::max(warps_per_block, 1.0);
   const double waves = std::max<double>(static_cast<double>(c.waves), 1.0);
   p.terms.push_back({"latency", safe_div(wait_cycles, warps) * waves / clock,

@@ -45,6 +45,8 @@ struct SharedMemorySpec {
   std::uint64_t bank_width = 0;
   double latency_cycles = 0;
   double bandwidth_bytes_per_clock = 0;  // per SM
+  double barrier_cycles = 0;             // the shared-memory pipe's cycles per warp arriving at a barrier
+  double barrier_latency_cycles = 0;     // a barrier's delay on a warp's critical path
 };
 
 struct UnifiedL1Spec {
