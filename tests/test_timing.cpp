@@ -157,6 +157,30 @@ TEST_CASE("calibrate: a fit on synthetic runs recovers the launch overhead and t
   CHECK_THROWS(memhier::fit_timing({m[12], m[13]}, 4e-6, 2));  // nothing left to fit
 }
 
+TEST_CASE("barriers hold the shared-memory pipe; shared accesses and barriers add up") {
+  // The H100 barrier probe: 8 blocks of 8 warps per SM, 4096 rounds of __syncthreads() each: 64 x 4096 x 2.08
+  // cycles = 545260 cycles per SM (measured: 545776 cycles for the slowest block, 284.3 us event-timed).
+  KernelSim k = kernel(1056, 256, 8);
+  k.counters.barriers = 1056ULL * 8 * 4096;
+  k.counters.warp_instructions = k.counters.barriers;
+  Prediction p = predict(h100(), k);
+  CHECK(p.bound == "shared");
+  const double pipe = 64.0 * 4096 * 2.08 / 1.98e9;
+  // Each warp also waits 28 cycles a barrier on its critical path: 4096 x 28 cycles for the one wave.
+  const double waits = 4096.0 * 28 / 1.98e9;
+  const double issue = 64.0 * 4096 / (4 * 1.98e9);
+  CHECK(p.seconds == exactly(norm3({pipe, waits, issue, scheduling(1056, 157)}) + 3.02e-6));
+  // The reduction step: half the warps load twice and store once more per round (3 x 4 = 12 wavefronts a block):
+  // 96 wavefronts at 122/128 per clock + 64 barriers = 233.8 cycles a round per SM (measured 232.5).
+  k.counters.shared_ld_requests = k.counters.shared_ld_wavefronts = 1056ULL * 8 * 4096;
+  k.counters.shared_st_requests = k.counters.shared_st_wavefronts = 1056ULL * 4 * 4096;
+  Prediction step = predict(h100(), k);
+  const double round = 96 / (122.0 / 128) + 64 * 2.08;
+  CHECK(round == doctest::Approx(233.8).epsilon(1e-3));
+  for (const TimeTerm& t : step.terms)
+    if (t.name == "shared") CHECK(t.seconds == exactly(4096 * round / 1.98e9));
+}
+
 TEST_CASE("constant loads: a broadcast costs its issue slot, a divergent load each of its distinct addresses") {
   // 1320 blocks of 256 threads (8 warps), 10 per SM: 10560 warps, 64 constant loads each = 675840 requests.
   KernelSim k = kernel(1320, 256, 10);

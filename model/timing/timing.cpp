@@ -41,6 +41,7 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const SimCounters& c = sim.counters;
   Prediction p;
   p.kernel = sim.launch.name;
+  p.idle_gpu = options.idle_gpu;
   p.launch_seconds = options.idle_gpu ? arch.launch_idle_overhead_seconds : arch.launch_overhead_seconds;
   const double clock = arch.sm_clock_hz;
   p.active_sms = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(arch.sm.count), std::max<std::uint64_t>(c.blocks, 1)));

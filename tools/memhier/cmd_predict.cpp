@@ -68,7 +68,8 @@ void print_detail(const Row& r) {
   for (const TimeTerm& term : r.p.terms)
     t.add({term.name, units::format_duration(term.seconds),
            fmt::format("{:.0f}%", r.p.seconds > 0 ? 100 * term.seconds / r.p.seconds : 0.0), term.detail});
-  t.add({"launch", units::format_duration(r.p.launch_seconds), "", "arch launch.overhead"});
+  t.add({"launch", units::format_duration(r.p.launch_seconds), "",
+         r.p.idle_gpu ? "arch launch.idle_overhead (--idle-gpu)" : "arch launch.overhead"});
   t.print(std::cout);
   std::cout << "\n";
 }
@@ -82,6 +83,7 @@ int run_predict(const std::vector<std::string>& args) {
       ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")  //
       ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")  //
       ("threads", po::value<int>()->default_value(1), "simulation threads (results do not depend on it)")  //
+      ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
       ("json", "machine-readable output")                                                                 //
       ("csv", "one CSV row per kernel and architecture");
   po::positional_options_description pos;
@@ -107,7 +109,9 @@ int run_predict(const std::vector<std::string>& args) {
           caveats.push_back(fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
                                         "instruction stream (code compiled for another GPU may differ)",
                                         k.launch.name, k.launch.captured_arch, arch.name));
-        Prediction p = predict(arch, k);
+        PredictOptions timing;
+        timing.idle_gpu = vm.count("idle-gpu") != 0U;
+        Prediction p = predict(arch, k, timing);
         rows.push_back({trace, arch, std::move(k), std::move(p)});
       }
     }

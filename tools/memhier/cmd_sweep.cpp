@@ -31,7 +31,9 @@ const std::set<std::string> kTimingOnly = {
     "clocks.sm",          "dram.effective_bandwidth",   "dram.peak_bandwidth",     "dram.latency_cycles",
     "l2.bandwidth",       "l2.near_latency_cycles",     "l2.far_latency_cycles",   "l1.latency_cycles",
     "l1.bandwidth_per_sm", "shared_memory.latency_cycles", "shared_memory.bandwidth_per_sm", "launch.overhead",
-    "constant_cache.latency_cycles", "constant_cache.l15_latency_cycles", "constant_cache.replay_cycles"};
+    "constant_cache.latency_cycles", "constant_cache.l15_latency_cycles", "constant_cache.replay_cycles",
+    "shared_memory.barrier_cycles", "shared_memory.barrier_latency_cycles", "launch.idle_overhead",
+    "launch.block_cycles", "launch.warp_cycles", "timing.overlap_exponent"};
 
 struct Axis {
   std::string key;  // "arch", "section.key" or a kernel parameter

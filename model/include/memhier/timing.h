@@ -19,6 +19,7 @@ struct Prediction {
   std::string kernel;
   double seconds = 0;         // predicted kernel time including launch overhead
   double launch_seconds = 0;
+  bool idle_gpu = false;      // launch_seconds is launch.idle_overhead (PredictOptions::idle_gpu)
   std::vector<TimeTerm> terms;
   std::string bound;          // name of the term that sets the time
   std::string explanation;    // e.g. "DRAM-bound at 96% of effective bandwidth"
