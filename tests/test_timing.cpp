@@ -66,6 +66,8 @@ TEST_CASE("block scheduling: a rate per block, or per warp for large blocks; it 
   KernelSim empty = kernel(65536, 256, 8);
   Prediction e = predict(h100(), empty);
   CHECK(e.bound == "blocks");
+  CHECK(e.explanation == "block-scheduling-bound: 65536 blocks at 157 cycles each per SM; fewer blocks doing more work "
+                         "each would cut it");
   CHECK(e.seconds == exactly(497 * 157 / 1.98e9 + 3.02e-6));
   // 1024-thread blocks: 32 warps x 6.75 cycles = 216 cycles a block, more than 157.
   CHECK(predict(h100(), kernel(16896, 1024, 2)).seconds == exactly(128 * 216 / 1.98e9 + 3.02e-6));

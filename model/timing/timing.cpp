@@ -140,6 +140,9 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
     p.explanation = fmt::format("shared-memory-bound: {:.1f} wavefronts per request ({} bank conflicts)",
                                 safe_div(wavefronts, static_cast<double>(c.shared_ld_requests + c.shared_st_requests)),
                                 c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts);
+  } else if (p.bound == "blocks") {
+    p.explanation = fmt::format("block-scheduling-bound: {:.0f} blocks at {:.0f} cycles each per SM; fewer blocks doing "
+                                "more work each would cut it", blocks, block_cycles);
   } else if (p.bound == "latency") {
     p.explanation = fmt::format("latency-bound: {:.1f} warps per SM, need {:.0f} to reach the next limit ({})",
                                 p.warps_per_sm, std::ceil(p.warps_needed),

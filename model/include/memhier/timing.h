@@ -1,6 +1,8 @@
 #pragma once
-// Timing model, first version (DESIGN.md "Timing model"): simulated counts + launch facts + arch -> seconds.
-// time = launch overhead + max(throughput terms, latency term). Every constant is an arch parameter.
+// Timing model (DESIGN.md "Timing model"): simulated counts + launch facts + arch -> seconds.
+// time = launch overhead + k-norm(device memory, SM memory pipes, issue, block scheduling, latency), where device memory
+// is the larger of the DRAM and L2 terms and the SM pipes the largest of L1, shared memory and constant cache.
+// Every constant is an arch parameter.
 #include <string>
 #include <vector>
 
