@@ -91,8 +91,16 @@ TEST_CASE("constant cache: one access for a broadcast, one per distinct address 
   SimCounters b = run_example("constant_broadcast", {{"n", "256"}, {"k_count", "4"}});
   CHECK(b.constant_requests == 8 * 4);  // 8 warps x 4 loads
   CHECK(b.constant_serialized == 8 * 4);
+  CHECK(b.constant_broadcasts == 8 * 4);
   SimCounters d = run_example("constant_divergent", {{"n", "256"}, {"k_count", "4"}});
   CHECK(d.constant_serialized == 8 * 4 * 32);
+  CHECK(d.constant_broadcasts == 0);
+  // distinct=4: lanes read lane % 4 lines, so 4 accesses per load; distinct=1 is a broadcast.
+  SimCounters four = run_example("constant_distinct", {{"n", "256"}, {"k_count", "4"}, {"distinct", "4"}});
+  CHECK(four.constant_serialized == 8 * 4 * 4);
+  CHECK(four.constant_broadcasts == 0);
+  SimCounters one = run_example("constant_distinct", {{"n", "256"}, {"k_count", "4"}, {"distinct", "1"}});
+  CHECK(one.constant_broadcasts == 8 * 4);
 }
 
 TEST_CASE("L1 working-set sweep: hits while the buffer fits, none once it exceeds L1") {
