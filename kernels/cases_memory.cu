@@ -164,52 +164,41 @@ struct Constant {
   std::vector<float> c;
 };
 
-Case constant_case(bool divergent) {
-  const long long n = 1LL << 20;
-  return make_case<Constant>(
-      divergent ? "constant_divergent" : "constant_broadcast", "n=" + pow2(20) + " k_count=64", "l1", false,
-      [=](Constant& s) {
-        s.n = n;
-        s.c = random_floats(1024, 15);
-        SUITE_CHECK(cudaMemcpyToSymbol(c_table, s.c.data(), s.c.size() * sizeof(float)));
-        s.out.allocate(static_cast<std::size_t>(n));
-      },
-      [divergent](Constant& s, cudaStream_t st) {
-        const unsigned g = blocks_for(s.n, 256);
-        if (divergent) constant_divergent<<<g, 256, 0, st>>>(s.out.get(), s.n, s.k_count);
-        else constant_broadcast<<<g, 256, 0, st>>>(s.out.get(), s.n, s.k_count);
-      },
-      [divergent](Constant& s) -> std::string {
-        auto out = s.out.download();
-        for (std::size_t i = 0; i < out.size(); i += 97) {
-          double want = 0;
-          const std::size_t lane = i % 32;
-          for (int k = 0; k < s.k_count; ++k) want += s.c[divergent ? (lane * 32 + static_cast<std::size_t>(k)) % 1024 : static_cast<std::size_t>(k)];
-          if (!close(out[i], want)) return mismatch("out", i, out[i], want);
-        }
-        return "";
-      });
-}
+// The three constant-cache kernels differ only in which c_table element lane `lane` reads at step k.
+enum class ConstantPattern { broadcast, divergent, distinct };
 
-Case constant_distinct_case(int distinct) {
+Case constant_case(ConstantPattern pattern, int distinct = 1) {
   const long long n = 1LL << 20;
+  const char* kernel = pattern == ConstantPattern::broadcast   ? "constant_broadcast"
+                       : pattern == ConstantPattern::divergent ? "constant_divergent"
+                                                               : "constant_distinct";
+  std::string params = "n=" + pow2(20) + " k_count=64";
+  if (pattern == ConstantPattern::distinct) params += " distinct=" + std::to_string(distinct);
+  const auto element = [pattern, distinct](std::size_t lane, std::size_t k) -> std::size_t {
+    if (pattern == ConstantPattern::broadcast) return k;
+    if (pattern == ConstantPattern::divergent) return (lane * 32 + k) % 1024;
+    return (lane % static_cast<std::size_t>(distinct)) * 16 + k % 16;
+  };
   return make_case<Constant>(
-      "constant_distinct", "n=" + pow2(20) + " k_count=64 distinct=" + std::to_string(distinct), "l1", false,
+      kernel, params, "l1", false,
       [=](Constant& s) {
         s.n = n;
         s.c = random_floats(1024, 15);
         SUITE_CHECK(cudaMemcpyToSymbol(c_table, s.c.data(), s.c.size() * sizeof(float)));
         s.out.allocate(static_cast<std::size_t>(n));
       },
-      [distinct](Constant& s, cudaStream_t st) {
-        constant_distinct<<<blocks_for(s.n, 256), 256, 0, st>>>(s.out.get(), s.n, s.k_count, distinct);
+      [pattern, distinct](Constant& s, cudaStream_t st) {
+        const unsigned g = blocks_for(s.n, 256);
+        if (pattern == ConstantPattern::broadcast) constant_broadcast<<<g, 256, 0, st>>>(s.out.get(), s.n, s.k_count);
+        if (pattern == ConstantPattern::divergent) constant_divergent<<<g, 256, 0, st>>>(s.out.get(), s.n, s.k_count);
+        if (pattern == ConstantPattern::distinct)
+          constant_distinct<<<g, 256, 0, st>>>(s.out.get(), s.n, s.k_count, distinct);
       },
-      [distinct](Constant& s) -> std::string {
+      [element](Constant& s) -> std::string {
         auto out = s.out.download();
         for (std::size_t i = 0; i < out.size(); i += 97) {
           double want = 0;
-          const auto line = (i % 32) % static_cast<std::size_t>(distinct);
-          for (int k = 0; k < s.k_count; ++k) want += s.c[line * 16 + static_cast<std::size_t>(k % 16)];
+          for (int k = 0; k < s.k_count; ++k) want += s.c[element(i % 32, static_cast<std::size_t>(k))];
           if (!close(out[i], want)) return mismatch("out", i, out[i], want);
         }
         return "";
@@ -336,9 +325,9 @@ std::vector<Case> memory_cases() {
   c.push_back(gather_case(false, 18, "l2", true));
   c.push_back(gather_case(true, 24, "hbm", false));
   c.push_back(gather_case(true, 12, "l1", true));
-  c.push_back(constant_case(false));
-  c.push_back(constant_case(true));
-  for (int distinct : {2, 8, 32}) c.push_back(constant_distinct_case(distinct));
+  c.push_back(constant_case(ConstantPattern::broadcast));
+  c.push_back(constant_case(ConstantPattern::divergent));
+  for (int distinct : {2, 8, 32}) c.push_back(constant_case(ConstantPattern::distinct, distinct));
   for (int blocks : {1, 1056, 16384, 65536}) c.push_back(empty_case(blocks));
   c.push_back(spill_case());
   c.push_back(window_case());

@@ -309,6 +309,15 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(cal.out.find("non-positive scale; kept") != std::string::npos);
   CHECK(slurp(dir / "fit.yaml").find("# Calibration") == 0);
   CHECK(memhier(fmt::format("archs check {}/fit.yaml", dir.string())).rc == 0);  // idle overhead moved with the fitted one
+  // A report field of the wrong type is named by its place in the report.
+  std::string text = slurp(dir / "report" / "report.json");
+  const auto at = text.find("\"launch_seconds\":");
+  REQUIRE(at != std::string::npos);
+  text.insert(at + 17, "\"fast\",\"was\":");
+  std::ofstream(dir / "bad.json") << text;
+  Result bad = memhier(fmt::format("calibrate --arch h100 --measurements {0}/bad.json -o {0}/fit2.yaml", dir.string()));
+  CHECK(bad.rc == 2);
+  CHECK(bad.err.find("bad.json: 'cases[0].described.launch_seconds': expected a number") != std::string::npos);
   CHECK(memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string())).rc == 2);
   CHECK(memhier("trace capture -o x.mht").rc == 2);  // no program
   CHECK(memhier("trace capture -o x.txt -- true").rc == 2);

@@ -173,12 +173,12 @@ TEST_CASE("barriers hold the shared-memory pipe; shared accesses and barriers ad
   const double issue = 64.0 * 4096 / (4 * 1.98e9);
   CHECK(p.seconds == exactly(norm3({pipe, waits, issue, scheduling(1056, 157)}) + 3.02e-6));
   // The reduction step: half the warps load twice and store once more per round (3 x 4 = 12 wavefronts a block):
-  // 96 wavefronts at 122/128 per clock + 64 barriers = 233.8 cycles a round per SM (measured 232.5).
+  // 96 wavefronts at 122/128 per clock + 64 barriers = 233.8 cycles a round per SM; the probe measured 232.48.
   k.counters.shared_ld_requests = k.counters.shared_ld_wavefronts = 1056ULL * 8 * 4096;
   k.counters.shared_st_requests = k.counters.shared_st_wavefronts = 1056ULL * 4 * 4096;
   Prediction step = predict(h100(), k);
   const double round = 96 / (122.0 / 128) + 64 * 2.08;
-  CHECK(round == doctest::Approx(233.8).epsilon(1e-3));
+  CHECK(round == doctest::Approx(232.48).epsilon(0.01));  // the model within 1% of the measurement
   for (const TimeTerm& t : step.terms)
     if (t.name == "shared") CHECK(t.seconds == exactly(4096 * round / 1.98e9));
 }

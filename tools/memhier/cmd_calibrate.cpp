@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <type_traits>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -29,13 +30,29 @@ std::vector<TimingMeasurement> read_measurements(const fs::path& file, double la
   if (j.is_discarded() || !j.contains("cases"))
     throw InputError({file.string(), 0, 0, -1}, "cases", "not a memhier validate report (report.json with \"cases\")");
   std::vector<TimingMeasurement> m;
-  for (const auto& c : j["cases"]) {
-    if (!c.contains("described") || !c["described"].contains("bound_seconds")) continue;
+  const auto& cases = j["cases"];
+  if (!cases.is_array()) throw InputError({file.string(), 0, 0, -1}, "cases", "expected a list of cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    if (!c.is_object() || !c.contains("described") || !c["described"].is_object() || !c["described"].contains("bound_seconds"))
+      continue;
     const auto& d = c["described"];
-    const int launches = d.value("launches", 1);
-    const double surplus = d.contains("launch_seconds") ? d["launch_seconds"].get<double>() - launches * launch_overhead : 0.0;
-    m.push_back({c.value("case", ""), c.value("measured_s", 0.0) - surplus, launches, d.value("bound", ""),
-                 d.value("bound_seconds", 0.0)});
+    // A field of the wrong type names its place in the report, e.g. cases[3].described.launch_seconds.
+    const auto field = [&](const nlohmann::json& obj, const std::string& path, const char* key, auto fallback) {
+      if (!obj.contains(key)) return fallback;
+      const auto& v = obj[key];
+      using T = decltype(fallback);
+      const bool ok = std::is_same_v<T, std::string> ? v.is_string() : v.is_number();
+      if (!ok)
+        throw InputError({file.string(), 0, 0, -1}, fmt::format("cases[{}].{}{}", i, path, key),
+                         std::is_same_v<T, std::string> ? "expected text" : "expected a number");
+      return v.get<T>();
+    };
+    const int launches = field(d, "described.", "launches", 1);
+    const double launch_s = field(d, "described.", "launch_seconds", launches * launch_overhead);
+    const double surplus = launch_s - launches * launch_overhead;
+    m.push_back({field(c, "", "case", std::string()), field(c, "", "measured_s", 0.0) - surplus, launches,
+                 field(d, "described.", "bound", std::string()), field(d, "described.", "bound_seconds", 0.0)});
   }
   return m;
 }
