@@ -10,23 +10,20 @@ std::uint32_t SetCache::insert(std::uint64_t line, L2Property property, Evicted&
   const std::uint32_t set = set_of(line);
   const std::uint32_t base = set * m_g.ways;
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
-  // One pass over the set: the first free way and the least recently used way of each kind.
-  std::uint32_t free = kNone, normal = kNone, persisting = kNone;
+  // The victim in one branch-free pass: free ways rank first, then normal lines, then persisting ones, each kind by
+  // age (the first way of the lowest rank on ties). A persisting line whose set-aside is full replaces the oldest
+  // persisting line instead.
+  const bool full = persist && m_persist[set] >= m_persisting_ways;
+  std::uint64_t best = ~0ULL;
+  std::uint32_t slot = base;
   for (std::uint32_t w = base; w < base + m_g.ways; ++w) {
     const Way& x = m_ways[w];
-    if (x.kind == kFree) {
-      if (free == kNone) free = w;
-    } else if (x.kind == kNormal) {
-      if (normal == kNone || x.stamp < m_ways[normal].stamp) normal = w;
-    } else if (persisting == kNone || x.stamp < m_ways[persisting].stamp) {
-      persisting = w;
-    }
+    std::uint64_t rank = x.kind == kFree ? 0 : (std::uint64_t{x.kind} << 32U | x.stamp);
+    if (full && x.kind != kPersist) rank = ~0ULL;
+    const bool better = rank < best;
+    best = better ? rank : best;
+    slot = better ? w : slot;
   }
-  std::uint32_t slot = kNone;
-  if (persist && m_persist[set] >= m_persisting_ways) slot = persisting;  // the set-aside is full
-  if (slot == kNone) slot = free;
-  if (slot == kNone) slot = normal;
-  if (slot == kNone) slot = persisting;
   Way& w = m_ways[slot];
   if (w.kind != kFree) {
     out = {w.tag, w.dirty, true};

@@ -15,6 +15,18 @@ struct SectorSet {
 };
 
 inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, SectorSet& out) {
+  // The common case first: ascending lanes at most a sector apart (unit and small strides, float4, broadcast) touch
+  // every sector from the first lane's to the last lane's end, and nothing else. One branch-free pass checks it.
+  if (!addresses.empty()) {
+    std::uint64_t far_apart = 0;
+    for (std::size_t i = 1; i < addresses.size(); ++i) far_apart |= static_cast<std::uint64_t>(addresses[i] - addresses[i - 1] > 32);
+    if (far_apart == 0) {
+      const std::uint64_t first = addresses.front() >> 5U, last = (addresses.back() + size - 1) >> 5U;
+      out.count = static_cast<int>(last - first + 1);
+      for (int i = 0; i < out.count; ++i) out.sector[static_cast<std::size_t>(i)] = first + static_cast<std::uint64_t>(i);
+      return;
+    }
+  }
   // Lanes usually come in address order: then one pass emits each new sector once. Otherwise sort and de-duplicate.
   int n = 0;
   bool sorted = true;

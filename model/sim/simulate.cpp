@@ -86,6 +86,12 @@ std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
       Warp& w = warps[slot];
       if (w.next == w.end || w.waiting) continue;
       const WarpRecord& r = w.block->records[w.next++];
+      // A host-cache hint for the warp that usually issues next: the L1 entries of its lines (the SMs' L1 state
+      // together is far larger than the host's caches, and a lookup otherwise waits on memory).
+      if (slot + 1 < warps.size()) {
+        const Warp& n = warps[slot + 1];
+        if (n.next != n.end) sm.prefetch(*n.block, n.block->records[n.next]);
+      }
       sm.issue(*w.block, r, round, static_cast<std::uint32_t>(slot), w.thread_base);
       w.runs.record(r, sm.counters);
       const std::size_t b = w.block_index;

@@ -86,6 +86,15 @@ void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t roun
   }
 }
 
+void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
+  if (!m_spec.l1_enabled || !r.is_memory() || (r.space != AddressSpace::global && r.space != AddressSpace::texture))
+    return;
+  const std::span<const std::uint64_t> a = b.lane_addresses(r);
+  const std::uint64_t line_bytes = m_spec.l1.line_bytes;
+  m_l1.prefetch(a.front() / line_bytes);
+  if (a.back() / line_bytes != a.front() / line_bytes) m_l1.prefetch(a.back() / line_bytes);
+}
+
 void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a) {
   SimCounters& c = counters;
   if (r.kind == AccessKind::bulk_copy) {  // the TMA engine reads through L2 into shared memory

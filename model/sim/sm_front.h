@@ -26,6 +26,8 @@ class SmFront {
   SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm);
   // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
   void issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot, std::uint64_t thread_base);
+  // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host cache.
+  void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
   std::vector<std::vector<L2Request>> to_group;  // per group of L2 slices, in key order
   static int slice_of(std::uint64_t line, int slices);
