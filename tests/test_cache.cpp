@@ -1,6 +1,8 @@
 // The cache building blocks on their own: the coalescer's sector sets and the L2 set cache's LRU order.
 #include <doctest/doctest.h>
 
+#include <random>
+#include <set>
 #include <vector>
 
 #include "../model/cache/set_cache.h"
@@ -39,6 +41,40 @@ TEST_CASE("coalescer: sectors ascending and unique whatever the lane order") {
   CHECK(sectors({120, 24}, 16) == std::vector<std::uint64_t>{0, 1, 3, 4});
   // Every lane on one address (a broadcast): one sector.
   CHECK(sectors(std::vector<std::uint64_t>(32, 4096), 4) == std::vector<std::uint64_t>{128});
+}
+
+TEST_CASE("coalescer: lanes at most a sector apart cover a contiguous range; one gap of 33 bytes leaves a hole") {
+  // 32 lanes 32 bytes apart from 8: each lane's 4 bytes in the next sector, sectors 0..31.
+  std::vector<std::uint64_t> a(32);
+  for (std::uint64_t l = 0; l < 32; ++l) a[l] = 8 + 32 * l;
+  CHECK(sectors(a, 4).size() == 32);
+  CHECK(sectors(a, 4).back() == 31);
+  // 16-byte lanes 16 apart from 24: bytes 24..535, sectors 0..16 (17).
+  for (std::uint64_t l = 0; l < 32; ++l) a[l] = 24 + 16 * l;
+  CHECK(sectors(a, 16).size() == 17);
+  // Two 1-byte lanes 33 bytes apart at 31 and 64: sectors 0 and 2, sector 1 untouched; at 4 bytes the first lane
+  // straddles into sector 1.
+  CHECK(sectors({31, 64}, 1) == std::vector<std::uint64_t>{0, 2});
+  CHECK(sectors({31, 64}, 4) == std::vector<std::uint64_t>{0, 1, 2});
+}
+
+TEST_CASE("coalescer: equals a brute-force count of touched sectors on random lane patterns") {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const unsigned size = 1U << (rng() % 5);  // 1..16 bytes
+    const std::size_t lanes = 1 + rng() % 32;
+    const std::uint64_t stride = rng() % 4 == 0 ? rng() % 200 : rng() % 40;
+    std::vector<std::uint64_t> a(lanes);
+    std::uint64_t at = 4096 + (rng() % 64) * size;
+    for (std::uint64_t& x : a) {
+      x = rng() % 8 == 0 ? 4096 + (rng() % 512) * size : at;  // mostly strided, sometimes scattered
+      at += stride - stride % size;
+    }
+    std::set<std::uint64_t> expected;
+    for (std::uint64_t x : a)
+      for (std::uint64_t byte = x; byte < x + size; ++byte) expected.insert(byte / 32);
+    CHECK(sectors(a, size) == std::vector<std::uint64_t>(expected.begin(), expected.end()));
+  }
 }
 
 TEST_CASE("set cache: least recently used goes first, also across the stamp clock's wrap") {
