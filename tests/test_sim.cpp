@@ -2,7 +2,10 @@
 // capacity edge, DRAM fetch granularity, L2 persisting windows, and identical results on any number of threads.
 #include <doctest/doctest.h>
 
+#include <array>
+
 #include "memhier/arch_loader.h"
+#include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/sim.h"
 #include "test_support.h"
@@ -243,6 +246,75 @@ body:
   SimCounters without = run(a, without_yaml);
   CHECK(without.l2_persisting_hits == 0);
   CHECK(without.l2_read_hits < 15 * 2048 / 4);
+}
+
+TEST_CASE("an arch whose lines or sectors are not 128 and 32 bytes is refused at the key, not simulated wrong") {
+  for (const char* key : {"l1.line", "l1.sector", "l2.line", "l2.sector"}) {
+    CAPTURE(key);
+    Arch arch = h100();
+    const std::string k = key;
+    std::uint64_t& field = k == "l1.line" ? arch.l1.line : k == "l1.sector" ? arch.l1.sector : k == "l2.line" ? arch.l2.line : arch.l2.sector;
+    field *= 2;
+    try {
+      run(arch, "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 32}}\nbody:\n  - load: x[threadIdx.x]\n");
+      FAIL("must throw");
+    } catch (const InputError& e) {
+      CHECK(e.key() == k);
+      CHECK(e.where().file == arch.source_file);
+      CHECK(e.message().find("models") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a memory record with no active lane is counted as an instruction and touches nothing") {
+  // Built through the library API (the file readers reject such records). Warp 0: a full-warp load and store; warp 1:
+  // one empty load, whose (empty) addresses start at the end of the block's pool. Warp 1's record is looked at while
+  // warp 0 issues.
+  class Source final : public TraceSource {
+   public:
+    bool next_kernel(KernelLaunch& k) override {
+      if (m_kernel) return false;
+      m_kernel = true;
+      k = {};
+      k.name = "empty_mask";
+      k.grid = {1, 1, 1};
+      k.block = {64, 1, 1};
+      return true;
+    }
+    bool next_block(BlockTrace& b) override {
+      if (m_block) return false;
+      m_block = true;
+      b.clear();
+      std::array<std::uint64_t, 32> a{};
+      for (std::uint64_t l = 0; l < 32; ++l) a[l] = 0x10000 + 4 * l;
+      WarpRecord r;
+      r.active_mask = 0xFFFFFFFFU;
+      b.begin_warp();
+      b.add(r, a);
+      WarpRecord st = r;
+      st.pc = 32;
+      st.kind = AccessKind::store;
+      b.add(st, a);
+      b.begin_warp();
+      WarpRecord empty;
+      empty.pc = 16;
+      empty.active_mask = 0;
+      b.add(empty, {});
+      b.addresses.shrink_to_fit();
+      return true;
+    }
+
+   private:
+    bool m_kernel = false, m_block = false;
+  };
+  Source src;
+  const auto result = simulate(h100(), src, {});
+  REQUIRE(result.size() == 1);
+  const SimCounters& c = result[0].counters;
+  CHECK(c.warp_instructions == 3);
+  CHECK(c.global_ld_requests == 2);  // the empty load: a request with no sectors (the simulator's rule, not checked on a GPU)
+  CHECK(c.global_ld_sectors == 4);
+  CHECK(c.global_st_sectors == 4);
 }
 
 TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {

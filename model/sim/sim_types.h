@@ -7,6 +7,10 @@
 
 namespace memhier {
 
+// Every level counts 32-byte sectors in 128-byte lines (simulate() rejects an arch with another geometry).
+inline constexpr std::uint64_t kLineBytes = 128;
+inline constexpr std::uint64_t kSectorBytes = 32;
+
 enum class L2Op : std::uint8_t { read, write, atom, red };
 
 // One request for some sectors of one line. (round, order) sorts requests into the round-robin issue order across all SMs:

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <string_view>
+#include <utility>
 
 #include "../l2/l2_slice.h"
 #include "memhier/error.h"
@@ -138,6 +140,17 @@ SimCounters& SimCounters::operator+=(const SimCounters& o) {
 std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimOptions& options) {
   if (arch.shared_memory.banks < 1 || arch.shared_memory.banks > 64)
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
+  // The coalescer and both cache levels count 32-byte sectors in 128-byte lines, as every NVIDIA GPU since Maxwell
+  // has them and ncu counts them; another geometry would be simulated silently wrong.
+  const std::pair<const char*, std::uint64_t> geometry[] = {
+      {"l1.line", arch.l1.line}, {"l1.sector", arch.l1.sector}, {"l2.line", arch.l2.line}, {"l2.sector", arch.l2.sector}};
+  for (const auto& [key, bytes] : geometry) {
+    const bool line = std::string_view(key).ends_with("line");
+    if (bytes != (line ? kLineBytes : kSectorBytes))
+      throw InputError({arch.source_file}, key,
+                       fmt::format("is {} B; the simulator models {} B {}s only", bytes, line ? kLineBytes : kSectorBytes,
+                                   line ? "line" : "sector"));
+  }
   Machine machine = make_machine(arch);
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;

@@ -17,7 +17,7 @@ int SmFront::slice_of(std::uint64_t line, int slices) {
 }
 
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
-  const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * 128);
+  const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   const int slice = slice_of(line, m_spec.slices);
   to_group[static_cast<std::size_t>(slice / m_spec.partitions)].push_back(
       {m_round, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm),
@@ -90,6 +90,7 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   if (!m_spec.l1_enabled || !r.is_memory() || (r.space != AddressSpace::global && r.space != AddressSpace::texture))
     return;
   const std::span<const std::uint64_t> a = b.lane_addresses(r);
+  if (a.empty()) return;  // a record with no active lane (sources built through the library API may have one)
   const std::uint64_t line_bytes = m_spec.l1.line_bytes;
   m_l1.prefetch(a.front() / line_bytes);
   if (a.back() / line_bytes != a.front() / line_bytes) m_l1.prefetch(a.back() / line_bytes);
