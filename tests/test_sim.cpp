@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <tuple>
 
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/sim.h"
+#include "../model/sim/warp_scheduler.h"
 #include "test_support.h"
 
 namespace {
@@ -315,6 +317,85 @@ TEST_CASE("a memory record with no active lane is counted as an instruction and 
   CHECK(c.global_ld_requests == 2);  // the empty load: a request with no sectors (the simulator's rule, not checked on a GPU)
   CHECK(c.global_ld_sectors == 4);
   CHECK(c.global_st_sectors == 4);
+}
+
+namespace {
+
+// One block of warps for the scheduler tests: each warp a string of records, 'L' a global load, 'l' another load
+// instruction (a different pc), 'S' a store, 'B' a barrier, 'W' a load after 4 non-memory instructions. Each record
+// has one lane.
+BlockTrace scheduler_block(const std::vector<std::string>& warps) {
+  BlockTrace b;
+  b.clear();
+  const std::array<std::uint64_t, 1> a{0x1000};
+  for (const std::string& w : warps) {
+    b.begin_warp();
+    for (char k : w) {
+      WarpRecord r;
+      r.active_mask = 1;
+      r.pc = k == 'l' ? 0x20 : 0x10;
+      r.kind = k == 'S' ? AccessKind::store : AccessKind::load;
+      r.work = k == 'W' ? 4 : 0;
+      if (k == 'B') r.record = RecordKind::barrier;
+      b.add(r, k == 'B' ? std::span<const std::uint64_t>{} : std::span<const std::uint64_t>{a});
+    }
+  }
+  return b;
+}
+
+// (warp slot, cycle) of each issue. Loads hold the pipeline `load_pipe` cycles and are back `latency` cycles after issue.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> issue_order(const std::vector<std::string>& warps, std::uint32_t latency,
+                                                                 std::uint32_t load_pipe = 1, std::uint32_t barrier = 5) {
+  const BlockTrace b = scheduler_block(warps);
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> order;
+  SimCounters c;
+  schedule_warps(
+      std::vector<Resident>{{&b, 0}}, barrier, c,
+      [&](const BlockTrace&, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
+        order.emplace_back(slot, cycle);
+        if (!r.is_memory()) return IssueCost{};
+        return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{load_pipe, latency};
+      },
+      [](const BlockTrace&, const WarpRecord&) {});
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("warp issue: greedy then oldest, loads' latency, pipeline occupancy, barriers, work") {
+  using O = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
+  // Warp 0's second load is the same instruction again: it needs the first's data (back at 10). Warp 1's stores never
+  // wait, so it issues them back to back; warp 0 goes on at 10.
+  CHECK(issue_order({"LL", "SSS"}, 10) == O{{0, 0}, {1, 1}, {1, 2}, {1, 3}, {0, 10}});
+  // Greedy: warp 1 keeps issuing although warp 0's data are back at 3.
+  CHECK(issue_order({"LL", "SSSSS"}, 3) == O{{0, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5}, {0, 6}});
+  // Then oldest: when warp 2 stalls at 4, warps 0 and 1 can both go; warp 0, the older, first.
+  CHECK(issue_order({"LL", "LL", "SLL"}, 3) == O{{0, 0}, {1, 1}, {2, 2}, {2, 3}, {0, 4}, {1, 5}, {2, 6}});
+  // Loads of different instructions do not wait on each other; a load of 3 lines holds the pipeline 3 cycles. The
+  // third is the first instruction again: it waits for both loads' data (the second's back at 3 + 10).
+  CHECK(issue_order({"LlL"}, 10, 3) == O{{0, 0}, {0, 3}, {0, 13}});
+  // A barrier: warp 0 arrives at 1 and waits for warp 1 (arrives at 5); both go on 5 cycles (the barrier's latency)
+  // after the last arrival, oldest first (warp 1 stalled at the barrier, so it is no longer the greedy pick).
+  CHECK(issue_order({"SBS", "SSSBS"}, 10) == O{{0, 0}, {0, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5}, {0, 10}, {1, 11}});
+  // Non-memory work before a record: 4 cycles after the previous issue (1) before it can go.
+  CHECK(issue_order({"SW"}, 10) == O{{0, 0}, {0, 5}});
+}
+
+TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partly written ones misses") {
+  auto hits = [&](const std::string& store) {
+    const std::string yaml = "kernel: st\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+                             "arrays: {x: {element: 4, length: 64}}\nbody:\n" + store +
+                             "  - load: x[threadIdx.x]\n";
+    const SimCounters c = run(h100(), yaml);
+    REQUIRE(c.l1_sector_lookups == 4);
+    return c.l1_sector_hits;
+  };
+  CHECK(hits("  - store: x[threadIdx.x]\n") == 4);  // 32 floats: every byte of the line's 4 sectors
+  CHECK(hits("") == 0);                             // nothing stored: a cold miss
+  // Lanes 0-7 only: sector 0 complete, the rest untouched.
+  CHECK(hits("  - if: threadIdx.x < 8\n    then: [{store: 'x[threadIdx.x]'}]\n") == 1);
+  // Every other lane: each sector half written, so each is fetched by the load.
+  CHECK(hits("  - if: threadIdx.x % 2 == 0\n    then: [{store: 'x[threadIdx.x]'}]\n") == 0);
 }
 
 TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {

@@ -2,6 +2,7 @@
 // A sectored set-associative cache for modest associativity (the L2 slices): each set's ways sit together in memory
 // (16 bytes a way), so a lookup reads one set and nothing else. LRU by access stamps; persisting lines may hold at most
 // `persisting_ways` of a set, other lines every way no persisting line holds; streaming lines enter as least recent.
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -17,7 +18,11 @@ class SetCache {
 
   // `first_stamp`: where the LRU clock starts (tests start it just below the wrap).
   explicit SetCache(const CacheGeometry& g, std::uint32_t first_stamp = 0)
-      : m_g(g), m_ways(std::size_t{g.sets} * g.ways), m_persist(g.sets, 0), m_clock(first_stamp) {}
+      : m_g(g),
+        m_set_bits(static_cast<unsigned>(std::bit_width(g.sets - 1))),
+        m_ways(std::size_t{g.sets} * g.ways),
+        m_persist(g.sets, 0),
+        m_clock(first_stamp) {}
 
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const {
     const std::uint32_t base = set_of(line) * m_g.ways;
@@ -57,7 +62,12 @@ class SetCache {
     std::uint8_t valid = 0, dirty = 0;
     Kind kind = kFree;
   };
-  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const { return static_cast<std::uint32_t>(line % m_g.sets); }
+  // The set index folds the higher line bits in (XOR), as GPU caches hash their index: with the plain low bits, a
+  // column walk (lines a power-of-two stride apart, as a naive transpose's stores) would crowd into a few sets and
+  // thrash them, which the H100 does not do (transpose_naive writes its output to DRAM once: ncu dram__bytes_write).
+  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
+    return static_cast<std::uint32_t>((line ^ (line >> m_set_bits) ^ (line >> (2 * m_set_bits))) % m_g.sets);
+  }
   std::uint32_t next_stamp() {
     if (m_clock == 0xFFFFFFFFU) renumber();
     return ++m_clock;
@@ -66,6 +76,7 @@ class SetCache {
   void renumber();
 
   CacheGeometry m_g;
+  unsigned m_set_bits;  // bits of a set index
   std::vector<Way> m_ways;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::uint32_t m_persisting_ways = 0;

@@ -13,10 +13,11 @@ inline constexpr std::uint64_t kSectorBytes = 32;
 
 enum class L2Op : std::uint8_t { read, write, atom, red };
 
-// One request for some sectors of one line. (round, order) sorts requests into the round-robin issue order across all SMs:
-// order = sm << 48 | warp slot << 32 | request index within the instruction.
+// One request for some sectors of one line. (cycle, order) sorts requests into the issue order across all SMs: the
+// cycle its instruction issued in (warp_scheduler.h), then order = sm << 48 | warp slot << 32 | request index within
+// the instruction.
 struct L2Request {
-  std::uint64_t round = 0;
+  std::uint64_t cycle = 0;
   std::uint64_t order = 0;
   std::uint64_t line = 0;    // address / 128
   std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested

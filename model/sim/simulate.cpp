@@ -1,13 +1,15 @@
-// The simulation driver: blocks to SMs in waves as occupancy allows, warps of each SM's resident blocks interleaved
-// round-robin one memory instruction at a time (barriers hold a warp until its block arrives), then the L2 replays
-// the SMs' sector requests in the global round-robin order, group of slices by group (a line's home slice and its
-// copies in the other partitions form one group). SMs and groups are independent within a wave, so both phases run
-// in parallel with results identical to one thread.
+// The simulation driver: blocks to SMs in waves as occupancy allows; each SM issues its resident warps' memory
+// instructions greedy-then-oldest, cycle by cycle, as loads' latencies and barriers let them (warp_scheduler.h); then
+// the L2 replays the SMs' sector requests in issue-cycle order across all SMs, group of slices by group (a line's home
+// slice and its copies in the other partitions form one group). SMs and groups are independent within a wave, so
+// both phases run in parallel with results identical to one thread.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
+#include <queue>
 #include <string_view>
 #include <utility>
 
@@ -15,6 +17,7 @@
 #include "memhier/error.h"
 #include "memhier/sim.h"
 #include "sm_front.h"
+#include "warp_scheduler.h"
 
 namespace memhier {
 namespace {
@@ -24,94 +27,12 @@ constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from 
 // shipped arch has HBM or GDDR with pages of at least that size; a DRAM page key in the arch would make it exact.
 constexpr std::uint64_t kDramRowBytes = 1024;
 
-struct Resident {
-  const BlockTrace* block = nullptr;
-  std::uint64_t thread_base = 0;  // global index of the block's first thread
-};
-
-// How often a warp waits on its loads. A warp issues loads until an instruction needs one's value; traces do not say
-// which does, so a run of loads of distinct instructions (different pcs) counts as independent (the A and B loads of
-// one matmul step, an unrolled loop's loads) and ends at the next store, barrier, non-memory work (it consumes the
-// loads), or a load of an instruction already in the run (the next iteration of a loop that was not unrolled, a
-// pointer chase). A run with a global or local load waits on memory (load_waits), one of shared loads only on shared
-// memory (shared_waits).
-class LoadRuns {
- public:
-  void record(const WarpRecord& r, SimCounters& c) {
-    const bool load = r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic);
-    const bool memory = r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
-    if (r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction) m_count = 0;
-    if (!load || !(memory || r.space == AddressSpace::shared)) return;
-    if (m_count == m_pcs.size() || std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count)
-      m_count = 0;
-    if (m_count == 0) {
-      m_memory = memory;
-      ++(memory ? c.load_waits : c.shared_waits);
-    } else if (memory && !m_memory) {  // the run now waits on memory
-      m_memory = true;
-      --c.shared_waits;
-      ++c.load_waits;
-    }
-    m_pcs[m_count++] = r.pc;
-  }
-
- private:
-  std::array<std::uint32_t, 32> m_pcs{};  // more independent loads than this still wait once per 32
-  std::size_t m_count = 0;
-  bool m_memory = false;
-};
-
-// Issues one SM's share of a wave in round-robin order; returns the resident warps it held.
-std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks) {
-  struct Warp {
-    const BlockTrace* block;
-    std::size_t block_index;
-    std::size_t next, end;
-    std::uint64_t thread_base;
-    bool waiting;
-    LoadRuns runs;
-  };
-  std::vector<Warp> warps;
-  std::vector<std::uint32_t> arrived(blocks.size(), 0), live(blocks.size(), 0);
-  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-    const BlockTrace& b = *blocks[bi].block;
-    for (std::size_t w = 0; w < b.warp_count(); ++w) {
-      warps.push_back({&b, bi, b.warp_begin[w], b.warp_begin[w + 1],
-                       blocks[bi].thread_base + w * kWarpSize, false, {}});
-      if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
-    }
-  }
-  std::size_t active = 0;
-  for (const Warp& w : warps) active += w.next != w.end ? 1 : 0;
-  for (std::uint64_t round = 0; active != 0; ++round) {
-    for (std::size_t slot = 0; slot < warps.size(); ++slot) {
-      Warp& w = warps[slot];
-      if (w.next == w.end || w.waiting) continue;
-      const WarpRecord& r = w.block->records[w.next++];
-      // A host-cache hint for the warp that usually issues next: the L1 entries of its lines (the SMs' L1 state
-      // together is far larger than the host's caches, and a lookup otherwise waits on memory).
-      if (slot + 1 < warps.size()) {
-        const Warp& n = warps[slot + 1];
-        if (n.next != n.end) sm.prefetch(*n.block, n.block->records[n.next]);
-      }
-      sm.issue(*w.block, r, round, static_cast<std::uint32_t>(slot), w.thread_base);
-      w.runs.record(r, sm.counters);
-      const std::size_t b = w.block_index;
-      if (w.next == w.end) {  // finished: no longer holds up its block's barriers
-        --active;
-        --live[b];
-      } else if (!r.is_memory()) {
-        w.waiting = true;
-        ++arrived[b];
-      }
-      if (arrived[b] != 0 && arrived[b] >= live[b]) {  // every running warp of the block is at the barrier
-        for (Warp& o : warps)
-          if (o.block_index == b) o.waiting = false;
-        arrived[b] = 0;
-      }
-    }
-  }
-  return warps.size();
+// Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
+std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
+  return schedule_warps(blocks, barrier_latency, sm.counters,
+                        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot,
+                            std::uint64_t thread_base) { return sm.issue(b, r, cycle, slot, thread_base); },
+                        [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); });
 }
 
 struct Machine {
@@ -194,6 +115,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.threads_in_grid = launch.grid.count() * launch.block.count();
     spec.slices = arch.l2.slices;
     spec.partitions = arch.l2.partitions;
+    auto cycles = [](double c) { return static_cast<std::uint32_t>(std::max(1.0, std::round(c))); };
+    spec.l1_latency = cycles(arch.l1.latency_cycles);
+    spec.l2_latency = cycles((arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2);
+    spec.shared_latency = cycles(arch.shared_memory.latency_cycles);
+    spec.constant_latency = cycles(arch.constant_cache.latency_cycles);
+    const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
     std::vector<std::unique_ptr<SmFront>> sms;
     sms.reserve(static_cast<std::size_t>(num_sms));
     for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
@@ -219,7 +146,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       for (int s = 0; s < num_sms; ++s) {
         SmFront& sm = *sms[static_cast<std::size_t>(s)];
         const std::uint64_t before = sm.counters.warp_instructions;
-        resident[static_cast<std::size_t>(s)] = run_sm(sm, per_sm[static_cast<std::size_t>(s)]);
+        resident[static_cast<std::size_t>(s)] = run_sm(sm, per_sm[static_cast<std::size_t>(s)], barrier_latency);
         issued[static_cast<std::size_t>(s)] = sm.counters.warp_instructions - before;
       }
       std::uint64_t wave_instr = 0, wave_warps = 0;
@@ -235,7 +162,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       std::vector<SimCounters> group_counters(static_cast<std::size_t>(groups));
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int gi = 0; gi < groups; ++gi) {
-        // Each SM's list is in (round, order) order and order starts with the SM number, so taking round by round
+        // Each SM's list is in (cycle, order) order and order starts with the SM number, so taking cycle by cycle
         // each SM's requests in SM order replays the global issue order without sorting.
         const auto g = static_cast<std::size_t>(gi);
         SimCounters& sc = group_counters[g];
@@ -249,18 +176,19 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
             for (int p = 0; p < parts; ++p)
               if (p != home && p != from) group[p].drop_copy(r.line);
         };
+        // A merge of the SMs' lists by (cycle, SM): the earliest cycle first, SMs in order within a cycle.
+        using Head = std::pair<std::uint64_t, std::size_t>;  // (cycle of the SM's next request, SM)
+        std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
         std::vector<std::size_t> next(sms.size(), 0);
-        std::size_t remaining = 0;
-        for (auto& sm : sms) remaining += sm->to_group[g].size();
-        for (std::uint64_t round = 0; remaining != 0; ++round) {
-          std::uint64_t next_round = ~0ULL;
-          for (std::size_t s = 0; s < sms.size(); ++s) {
-            const auto& v = sms[s]->to_group[g];
-            std::size_t& i = next[s];
-            for (; i < v.size() && v[i].round == round; ++i, --remaining) replay(v[i]);
-            if (i < v.size()) next_round = std::min(next_round, v[i].round);
-          }
-          if (next_round != ~0ULL) round = next_round - 1;  // skip rounds nobody sent anything in
+        for (std::size_t s = 0; s < sms.size(); ++s)
+          if (!sms[s]->to_group[g].empty()) heads.emplace(sms[s]->to_group[g].front().cycle, s);
+        while (!heads.empty()) {
+          const auto [cycle, s] = heads.top();
+          heads.pop();
+          const auto& v = sms[s]->to_group[g];
+          std::size_t& i = next[s];
+          for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i]);
+          if (i < v.size()) heads.emplace(v[i].cycle, s);
         }
         for (auto& sm : sms) sm->to_group[g].clear();
       }

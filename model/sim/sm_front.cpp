@@ -20,7 +20,7 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   const int slice = slice_of(line, m_spec.slices);
   to_group[static_cast<std::size_t>(slice / m_spec.partitions)].push_back(
-      {m_round, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm),
+      {m_cycle, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm),
        static_cast<std::uint16_t>(slice), op, p});
 }
 
@@ -36,16 +36,16 @@ void SmFront::for_lines(F&& f) {
   }
 }
 
-void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot,
-                    std::uint64_t thread_base) {
+IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot,
+                         std::uint64_t thread_base) {
   SimCounters& c = counters;
-  m_round = round;
+  m_cycle = cycle;
   m_order = static_cast<std::uint64_t>(m_sm) << 48U | static_cast<std::uint64_t>(slot) << 32U;
   ++c.warp_instructions;
   c.work += r.work;
   if (!r.is_memory()) {
     ++c.barriers;
-    return;
+    return {};
   }
   std::span<const std::uint64_t> a = b.lane_addresses(r);
   switch (r.space) {
@@ -57,7 +57,7 @@ void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t roun
       (st ? c.shared_st_requests : c.shared_ld_requests) += 1;
       (st ? c.shared_st_wavefronts : c.shared_ld_wavefronts) += w.wavefronts;
       (st ? c.shared_st_bank_conflicts : c.shared_ld_bank_conflicts) += w.conflicts();
-      return;
+      return {static_cast<std::uint32_t>(w.wavefronts), st ? 0 : m_spec.shared_latency};
     }
     case AddressSpace::constant: {
       std::copy(a.begin(), a.end(), m_mapped.begin());
@@ -67,7 +67,7 @@ void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t roun
       ++c.constant_requests;
       c.constant_serialized += distinct;
       c.constant_broadcasts += distinct == 1 ? 1 : 0;
-      return;
+      return {static_cast<std::uint32_t>(distinct), m_spec.constant_latency};
     }
     case AddressSpace::local: {
       // Word k of thread t lives at base + (k * threads + t) * 4: the same offset across a warp is contiguous.
@@ -76,14 +76,13 @@ void SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t roun
         const std::uint64_t t = thread_base + static_cast<std::uint64_t>(std::countr_zero(m));
         m_mapped[i] = m_spec.local_base + ((a[i] / 4) * m_spec.threads_in_grid + t) * 4 + a[i] % 4;
       }
-      global_access(r, {m_mapped.data(), a.size()});
-      return;
+      return global_access(r, {m_mapped.data(), a.size()});
     }
     case AddressSpace::global:
     case AddressSpace::texture:
-      global_access(r, a);
-      return;
+      return global_access(r, a);
   }
+  return {};
 }
 
 void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
@@ -96,9 +95,28 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   if (a.back() / line_bytes != a.front() / line_bytes) m_l1.prefetch(a.back() / line_bytes);
 }
 
-void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a) {
+std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size) const {
+  std::array<std::uint64_t, 2> bytes{};  // bytes of the line written: bit i of word i / 64 is byte i
+  const std::uint64_t start = line * kLineBytes;
+  for (std::uint64_t x : a) {
+    if (x + size <= start || x >= start + kLineBytes) continue;
+    const std::uint64_t lo = std::max(x, start) - start, hi = std::min(x + size, start + kLineBytes) - start;
+    // At most 16 bytes, so the range lies in one 64-byte word or straddles two.
+    for (std::uint64_t w = lo >> 6U; w <= (hi - 1) >> 6U; ++w) {
+      const std::uint64_t from = std::max(lo, w * 64) - w * 64, to = std::min(hi, w * 64 + 64) - w * 64;
+      bytes[w] |= (to - from == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (to - from)) - 1)) << from;
+    }
+  }
+  std::uint32_t full = 0;
+  for (unsigned s = 0; s < 4; ++s)
+    if (((bytes[s >> 1U] >> ((s & 1U) * 32U)) & 0xFFFFFFFFULL) == 0xFFFFFFFFULL) full |= 1U << s;
+  return full;
+}
+
+IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a) {
   SimCounters& c = counters;
   if (r.kind == AccessKind::bulk_copy) {  // the TMA engine reads through L2 into shared memory
+    std::uint32_t lines = 0;
     for (std::uint64_t base : a) {
       const std::uint64_t first = base >> 5U, end = (base + r.bulk_bytes + 31) >> 5U;
       c.l1_bypass_sectors += end - first;
@@ -106,29 +124,41 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
         std::uint32_t mask = 0;
         for (std::uint64_t s = std::max(first, line * 4); s < std::min(end, line * 4 + 4); ++s) mask |= 1U << (s & 3U);
         send(line, mask, L2Op::read);
+        ++lines;
       }
     }
-    return;
+    return {lines, 0};
   }
   coalesce(a, r.size, m_sectors);
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
   // The data stage serves one 128-byte line per pass: an uncoalesced request takes one pass per line it touches.
+  std::uint32_t lines = 0;
   for (int i = 0; i < m_sectors.count; ++i)
     if (i == 0 || m_sectors.sector[static_cast<std::size_t>(i)] >> 2U != m_sectors.sector[static_cast<std::size_t>(i - 1)] >> 2U)
-      ++c.l1_wavefronts;
+      ++lines;
+  c.l1_wavefronts += lines;
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {
     case AccessKind::store:
       (local ? c.local_st_requests : c.global_st_requests) += 1;
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       for_lines([&](std::uint64_t line, std::uint32_t mask) {
-        if (m_spec.l1_enabled) {  // write-through: a resident line is updated, a missing one is not allocated
-          const std::uint32_t slot = m_l1.find(line);
-          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= mask;
+        // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
+        // allocated or refreshed, and a sector becomes readable only where every byte of it was written (a partly
+        // written sector is still fetched by a later load).
+        if (m_spec.l1_enabled) {
+          std::uint32_t slot = m_l1.find(line);
+          if (slot == SectoredCache::kNone) {
+            SectoredCache::Evicted ev;
+            slot = m_l1.insert(line, L2Property::normal, ev);
+          } else {
+            m_l1.touch(slot);
+          }
+          m_l1.valid(slot) |= full_sectors(line, a, r.size);
         }
         send(line, mask, L2Op::write);
       });
-      return;
+      return {lines, 0};
     case AccessKind::atomic:
     case AccessKind::reduction: {
       const bool atom = r.kind == AccessKind::atomic;
@@ -136,7 +166,7 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
       (atom ? c.global_atom_sectors : c.global_red_sectors) += sectors;
       c.l1_bypass_sectors += sectors;
       for_lines([&](std::uint64_t line, std::uint32_t mask) { send(line, mask, atom ? L2Op::atom : L2Op::red); });
-      return;
+      return {lines, atom ? m_spec.l2_latency : 0};
     }
     case AccessKind::load:
     case AccessKind::async_copy:
@@ -148,10 +178,11 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
   if (r.hint == CacheHint::cg || !m_spec.l1_enabled) {
     c.l1_bypass_sectors += sectors;
     for_lines([&](std::uint64_t line, std::uint32_t mask) { send(line, mask, L2Op::read); });
-    return;
+    return {lines, m_spec.l2_latency};
   }
   const L2Property l1_property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
   c.l1_sector_lookups += sectors;
+  bool missed = false;
   for_lines([&](std::uint64_t line, std::uint32_t mask) {
     std::uint32_t slot = m_l1.find(line);
     if (slot == SectoredCache::kNone) {
@@ -163,9 +194,11 @@ void SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> 
     const std::uint32_t missing = mask & ~m_l1.valid(slot);
     c.l1_sector_hits += static_cast<std::uint64_t>(std::popcount(mask & ~missing));
     if (missing == 0) return;
+    missed = true;
     m_l1.valid(slot) |= missing;
     send(line, missing, L2Op::read);
   });
+  return {lines, missed ? m_spec.l2_latency : m_spec.l1_latency};
 }
 
 }  // namespace memhier

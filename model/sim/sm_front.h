@@ -7,6 +7,7 @@
 #include "coalescer.h"
 #include "memhier/sim.h"
 #include "sim_types.h"
+#include "warp_scheduler.h"
 
 namespace memhier {
 
@@ -19,13 +20,18 @@ struct SmFrontSpec {
   std::uint64_t threads_in_grid = 0;   // local memory is interleaved word by word across all threads
   int slices = 1;
   int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
+  // Load-to-use latencies (SM cycles) that order the warps' issue: a load served by L1 (all sectors hit), by L2
+  // (some missed L1; the L2's outcome is not known until the replay, so the mean of near and far), shared, constant.
+  std::uint32_t l1_latency = 1, l2_latency = 1, shared_latency = 1, constant_latency = 1;
 };
+
 
 class SmFront {
  public:
   SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm);
   // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
-  void issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t round, std::uint32_t slot, std::uint64_t thread_base);
+  IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot,
+                  std::uint64_t thread_base);
   // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host cache.
   void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
@@ -33,7 +39,9 @@ class SmFront {
   static int slice_of(std::uint64_t line, int slices);
 
  private:
-  void global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
+  IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
+  // Sectors of `line` (mask) that the store's lanes write completely.
+  [[nodiscard]] std::uint32_t full_sectors(std::uint64_t line, std::span<const std::uint64_t> addresses, unsigned size) const;
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op);
   template <typename F>
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
@@ -42,7 +50,7 @@ class SmFront {
   const PolicyMap& m_policy;
   SectoredCache m_l1;
   int m_sm;
-  std::uint64_t m_round = 0;
+  std::uint64_t m_cycle = 0;
   std::uint64_t m_order = 0;  // of the next sector request of the current instruction
   SectorSet m_sectors;
   std::array<std::uint64_t, kWarpSize> m_mapped{};

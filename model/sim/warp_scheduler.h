@@ -1,0 +1,171 @@
+#pragma once
+// The order in which an SM's warps issue their memory instructions, and how often they wait on loads.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "memhier/sim.h"
+#include "memhier/trace.h"
+
+namespace memhier {
+
+// What issuing one record costs the SM: cycles of the memory pipeline and, for a load, cycles until its data are back.
+struct IssueCost {
+  std::uint32_t pipe_cycles = 0;
+  std::uint32_t latency = 0;
+};
+
+struct Resident {
+  const BlockTrace* block = nullptr;
+  std::uint64_t thread_base = 0;  // global index of the block's first thread
+};
+
+// How often a warp waits on its loads. A warp issues loads until an instruction needs one's value; traces do not say
+// which does, so a run of loads of distinct instructions (different pcs) counts as independent (the A and B loads of
+// one matmul step, an unrolled loop's loads) and ends at the next store, barrier, non-memory work (it consumes the
+// loads), or a load of an instruction already in the run (the next iteration of a loop that was not unrolled, a
+// pointer chase). A run with a global or local load waits on memory (load_waits), one of shared loads only on shared
+// memory (shared_waits).
+class LoadRuns {
+ public:
+  static bool is_load(const WarpRecord& r) {
+    return r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic) && r.space != AddressSpace::constant;
+  }
+  // Whether issuing `r` needs the values of the loads of the run so far (the warp waits for them first).
+  [[nodiscard]] bool consumes(const WarpRecord& r) const {
+    if (m_count == 0) return false;
+    if (r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction) return true;
+    return is_load(r) &&
+           (m_count == m_pcs.size() || std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count);
+  }
+  void record(const WarpRecord& r, SimCounters& c) {
+    const bool memory = r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
+    if (consumes(r) || r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction)
+      m_count = 0;
+    if (!is_load(r)) return;
+    if (m_count == 0) {
+      m_memory = memory;
+      ++(memory ? c.load_waits : c.shared_waits);
+    } else if (memory && !m_memory) {  // the run now waits on memory
+      m_memory = true;
+      --c.shared_waits;
+      ++c.load_waits;
+    }
+    m_pcs[m_count++] = r.pc;
+  }
+
+ private:
+  std::array<std::uint32_t, 32> m_pcs{};  // more independent loads than this still wait once per 32
+  std::size_t m_count = 0;
+  bool m_memory = false;
+};
+
+// Issues one SM's share of a wave in the order the SM would, and returns the resident warps it held. The SM's memory
+// pipeline takes one instruction at a time: `issue(block, record, cycle, slot, thread_base)` simulates it and says
+// how many cycles it holds the pipeline (a 128-byte line, shared wavefront or constant replay a cycle) and when its
+// data are back. Warps are picked greedy then oldest, as GPU warp schedulers do: the warp that issued last goes on
+// while it can, otherwise the oldest (lowest slot) that can. A warp can issue a cycle after its previous instruction,
+// after its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data
+// are back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never
+// wait. `hint(block, record)` is told the record the issuing warp will probably issue next (a host-cache prefetch).
+template <typename Issue, typename Hint>
+std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t barrier_latency, SimCounters& counters,
+                             Issue&& issue, Hint&& hint) {
+  struct Warp {
+    const BlockTrace* block;
+    std::size_t block_index;
+    std::size_t next, end;
+    std::uint64_t thread_base;
+    std::uint64_t pending = 0;  // cycle the loads of the current run are all back
+    bool at_barrier = false;
+    LoadRuns runs;
+  };
+  std::vector<Warp> warps;
+  std::vector<std::uint32_t> arrived(blocks.size(), 0), live(blocks.size(), 0);
+  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+    const BlockTrace& b = *blocks[bi].block;
+    for (std::size_t w = 0; w < b.warp_count(); ++w) {
+      warps.push_back({&b, bi, b.warp_begin[w], b.warp_begin[w + 1], blocks[bi].thread_base + w * kWarpSize, 0, false, {}});
+      if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
+    }
+  }
+  // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later.
+  std::vector<std::uint64_t> ready((warps.size() + 63) / 64, 0);
+  using Wake = std::pair<std::uint64_t, std::uint32_t>;  // (cycle, slot)
+  std::priority_queue<Wake, std::vector<Wake>, std::greater<>> later;
+  std::uint64_t now = 0;
+  auto schedule = [&](std::uint32_t slot, std::uint64_t at) {
+    if (at <= now)
+      ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
+    else
+      later.emplace(at, slot);
+  };
+  auto earliest = [&](const Warp& w, std::uint64_t after) {  // when `w` may issue its next record
+    const WarpRecord& r = w.block->records[w.next];
+    std::uint64_t at = after + r.work;
+    if (w.runs.consumes(r)) at = std::max(at, w.pending);
+    return at;
+  };
+  std::size_t active = 0;
+  for (std::size_t slot = 0; slot < warps.size(); ++slot)
+    if (warps[slot].next != warps[slot].end) {
+      ++active;
+      schedule(static_cast<std::uint32_t>(slot), earliest(warps[slot], 0));
+    }
+  std::uint32_t current = ~0U;
+  while (active != 0) {
+    while (!later.empty() && later.top().first <= now) {
+      ready[later.top().second / 64] |= std::uint64_t{1} << (later.top().second % 64);
+      later.pop();
+    }
+    std::uint32_t slot = ~0U;
+    if (current != ~0U && (ready[current / 64] >> (current % 64) & 1U) != 0) {
+      slot = current;
+    } else {
+      current = ~0U;  // it stalled: it no longer goes first when it can issue again
+      for (std::size_t i = 0; i < ready.size() && slot == ~0U; ++i)
+        if (ready[i] != 0) slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
+    }
+    if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
+      now = later.top().first;
+      continue;
+    }
+    ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+    current = slot;
+    Warp& w = warps[slot];
+    const WarpRecord& r = w.block->records[w.next++];
+    if (w.next != w.end) hint(*w.block, w.block->records[w.next]);
+    const bool consumed = w.runs.consumes(r);
+    const IssueCost cost = issue(*w.block, r, now, slot, w.thread_base);
+    w.runs.record(r, counters);
+    if (consumed) w.pending = 0;
+    if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, now + cost.latency);
+    const std::uint64_t issued_at = now;
+    now += std::max<std::uint32_t>(cost.pipe_cycles, 1);
+    const std::size_t b = w.block_index;
+    if (w.next == w.end) {  // finished: no longer holds up its block's barriers
+      --active;
+      --live[b];
+    } else if (!r.is_memory()) {
+      w.at_barrier = true;
+      ++arrived[b];
+    } else {
+      schedule(slot, earliest(w, issued_at + 1));
+    }
+    if (arrived[b] != 0 && arrived[b] >= live[b]) {  // every running warp of the block is at the barrier
+      for (std::size_t o = 0; o < warps.size(); ++o)
+        if (warps[o].block_index == b && warps[o].at_barrier) {
+          warps[o].at_barrier = false;
+          schedule(static_cast<std::uint32_t>(o), earliest(warps[o], issued_at + barrier_latency));
+        }
+      arrived[b] = 0;
+    }
+  }
+  return warps.size();
+}
+
+}  // namespace memhier
