@@ -396,6 +396,9 @@ TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partl
   CHECK(hits("  - if: threadIdx.x < 8\n    then: [{store: 'x[threadIdx.x]'}]\n") == 1);
   // Every other lane: each sector half written, so each is fetched by the load.
   CHECK(hits("  - if: threadIdx.x % 2 == 0\n    then: [{store: 'x[threadIdx.x]'}]\n") == 0);
+  // st.cg caches in L2 only: no line allocated. st.cs allocates (evict-first), so the next load still hits.
+  CHECK(hits("  - store: x[threadIdx.x]\n    hint: cg\n") == 0);
+  CHECK(hits("  - store: x[threadIdx.x]\n    hint: cs\n") == 4);
 }
 
 TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {

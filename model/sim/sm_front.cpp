@@ -95,6 +95,16 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   if (a.back() / line_bytes != a.front() / line_bytes) m_l1.prefetch(a.back() / line_bytes);
 }
 
+std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
+  std::uint32_t slot = m_l1.find(line);
+  if (slot == SectoredCache::kNone) {
+    SectoredCache::Evicted ev;  // write-through L1: nothing to write back
+    return m_l1.insert(line, property, ev);
+  }
+  m_l1.touch(slot);
+  return slot;
+}
+
 std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size) const {
   std::array<std::uint64_t, 2> bytes{};  // bytes of the line written: bit i of word i / 64 is byte i
   const std::uint64_t start = line * kLineBytes;
@@ -144,17 +154,12 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       for_lines([&](std::uint64_t line, std::uint32_t mask) {
         // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
-        // allocated or refreshed, and a sector becomes readable only where every byte of it was written (a partly
-        // written sector is still fetched by a later load).
+        // allocated (not for .cg, which caches in L2 only) or refreshed, and a sector becomes readable only where
+        // every byte of it was written (a partly written sector is still fetched by a later load).
         if (m_spec.l1_enabled) {
-          std::uint32_t slot = m_l1.find(line);
-          if (slot == SectoredCache::kNone) {
-            SectoredCache::Evicted ev;
-            slot = m_l1.insert(line, L2Property::normal, ev);
-          } else {
-            m_l1.touch(slot);
-          }
-          m_l1.valid(slot) |= full_sectors(line, a, r.size);
+          const L2Property property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
+          const std::uint32_t slot = r.hint == CacheHint::cg ? m_l1.find(line) : l1_line(line, property);
+          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= full_sectors(line, a, r.size);
         }
         send(line, mask, L2Op::write);
       });
@@ -184,13 +189,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   c.l1_sector_lookups += sectors;
   bool missed = false;
   for_lines([&](std::uint64_t line, std::uint32_t mask) {
-    std::uint32_t slot = m_l1.find(line);
-    if (slot == SectoredCache::kNone) {
-      SectoredCache::Evicted ev;  // write-through L1: nothing to write back
-      slot = m_l1.insert(line, l1_property, ev);
-    } else {
-      m_l1.touch(slot);
-    }
+    const std::uint32_t slot = l1_line(line, l1_property);
     const std::uint32_t missing = mask & ~m_l1.valid(slot);
     c.l1_sector_hits += static_cast<std::uint64_t>(std::popcount(mask & ~missing));
     if (missing == 0) return;

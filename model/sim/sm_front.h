@@ -40,6 +40,8 @@ class SmFront {
 
  private:
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
+  // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
+  std::uint32_t l1_line(std::uint64_t line, L2Property property);
   // Sectors of `line` (mask) that the store's lanes write completely.
   [[nodiscard]] std::uint32_t full_sectors(std::uint64_t line, std::span<const std::uint64_t> addresses, unsigned size) const;
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op);

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <queue>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -42,11 +43,12 @@ class LoadRuns {
     return is_load(r) &&
            (m_count == m_pcs.size() || std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count);
   }
-  void record(const WarpRecord& r, SimCounters& c) {
+  // Notes `r` as issued; returns whether it consumed the run's loads.
+  bool record(const WarpRecord& r, SimCounters& c) {
     const bool memory = r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
-    if (consumes(r) || r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction)
-      m_count = 0;
-    if (!is_load(r)) return;
+    const bool consumed = consumes(r);
+    if (consumed) m_count = 0;
+    if (!is_load(r)) return consumed;
     if (m_count == 0) {
       m_memory = memory;
       ++(memory ? c.load_waits : c.shared_waits);
@@ -56,6 +58,7 @@ class LoadRuns {
       ++c.load_waits;
     }
     m_pcs[m_count++] = r.pc;
+    return consumed;
   }
 
  private:
@@ -131,6 +134,7 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
         if (ready[i] != 0) slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
     }
     if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
+      if (later.empty()) throw std::logic_error("schedule_warps: warps left but none can ever issue");
       now = later.top().first;
       continue;
     }
@@ -139,10 +143,8 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     Warp& w = warps[slot];
     const WarpRecord& r = w.block->records[w.next++];
     if (w.next != w.end) hint(*w.block, w.block->records[w.next]);
-    const bool consumed = w.runs.consumes(r);
     const IssueCost cost = issue(*w.block, r, now, slot, w.thread_base);
-    w.runs.record(r, counters);
-    if (consumed) w.pending = 0;
+    if (w.runs.record(r, counters)) w.pending = 0;
     if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, now + cost.latency);
     const std::uint64_t issued_at = now;
     now += std::max<std::uint32_t>(cost.pipe_cycles, 1);
