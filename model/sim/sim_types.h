@@ -13,16 +13,14 @@ inline constexpr std::uint64_t kSectorBytes = 32;
 
 enum class L2Op : std::uint8_t { read, write, atom, red };
 
-// One request for some sectors of one line. (cycle, order) sorts requests into the issue order across all SMs: the
-// cycle its instruction issued in (warp_scheduler.h), then order = sm << 48 | warp slot << 32 | request index within
-// the instruction.
+// One request for some sectors of one line. Each SM lists its requests in issue order; (cycle, SM) then orders them
+// across SMs (the cycle its instruction issued in: warp_scheduler.h).
 struct L2Request {
   std::uint64_t cycle = 0;
-  std::uint64_t order = 0;
   std::uint64_t line = 0;    // address / 128
   std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested
-  std::uint16_t sm = 0;
-  std::uint16_t slice = 0;   // home slice of the line
+  std::uint8_t home = 0;     // partition of the line's home slice
+  std::uint8_t from = 0;     // partition of the requesting SM
   L2Op op = L2Op::read;
   L2Property property = L2Property::normal;
 };

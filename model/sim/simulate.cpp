@@ -9,7 +9,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
-#include <queue>
+#include <functional>
 #include <string_view>
 #include <utility>
 
@@ -26,13 +26,36 @@ constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from 
 // Row locality is counted on 1 KiB rows: the HBM2/HBM3 page size per pseudo-channel (JEDEC JESD235, JESD238). Every
 // shipped arch has HBM or GDDR with pages of at least that size; a DRAM page key in the arch would make it exact.
 constexpr std::uint64_t kDramRowBytes = 1024;
+// Waves are simulated in batches: each SM runs its blocks of all the batch's waves in a row, so its L1 state stays in the
+// host's caches, and each slice group then replays the batch's waves in a row. That is the order of wave by wave, so
+// the results are the same. A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32 MiB
+// of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's rate
+// per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's caches).
+constexpr std::size_t kBatchWaves = 8;
+constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
+constexpr double kBatchRequests = 1 << 19;
 
 // Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
   return schedule_warps(blocks, barrier_latency, sm.counters,
-                        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot,
-                            std::uint64_t thread_base) { return sm.issue(b, r, cycle, slot, thread_base); },
+                        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
+                            std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
                         [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); });
+}
+
+// A min-heap's top replaced by `key`, sifted down to its place (one pass instead of a pop and a push).
+void replace_top(std::vector<std::uint64_t>& heap, std::uint64_t key) {
+  const std::size_t n = heap.size();
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap[child + 1] < heap[child]) ++child;
+    if (heap[child] >= key) break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = key;
 }
 
 struct Machine {
@@ -61,6 +84,10 @@ SimCounters& SimCounters::operator+=(const SimCounters& o) {
 std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimOptions& options) {
   if (arch.shared_memory.banks < 1 || arch.shared_memory.banks > 64)
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
+  // Requests carry the SM in 16 bits and partitions in 8.
+  if (arch.sm.count > 0xFFFF) throw InputError({arch.source_file}, "sm.count", "the simulator handles at most 65535 SMs");
+  if (arch.l2.partitions > 0xFF)
+    throw InputError({arch.source_file}, "l2.partitions", "the simulator handles at most 255 partitions");
   // The coalescer and both cache levels count 32-byte sectors in 128-byte lines, as every NVIDIA GPU since Maxwell
   // has them and ncu counts them; another geometry would be simulated silently wrong.
   const std::pair<const char*, std::uint64_t> geometry[] = {
@@ -76,7 +103,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
   KernelLaunch launch;
-  std::vector<BlockTrace> wave;
+  std::vector<BlockTrace> blocks;  // of the batch of waves being simulated
   while (trace.next_kernel(launch)) {
     KernelSim ks;
     ks.launch = launch;
@@ -126,71 +153,104 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
+    const auto sm_count = static_cast<std::size_t>(num_sms);
+    const int parts = arch.l2.partitions;
+    const auto groups = machine.slices.size() / static_cast<std::size_t>(parts);
     double warp_weight = 0, instr_weight = 0;
+    double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     for (;;) {
-      wave.resize(wave_blocks);
-      std::size_t n = 0;
-      while (n < wave_blocks && trace.next_block(wave[n])) ++n;
-      if (n == 0) break;
-      ++total.waves;
+      // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
+      std::vector<std::size_t> wave_end;
+      std::size_t n = 0, lane_addresses = 0;
+      while (wave_end.size() < kBatchWaves && lane_addresses < kBatchAddresses &&
+             static_cast<double>(lane_addresses) * requests_per_address < kBatchRequests) {
+        const std::size_t start = n;
+        if (blocks.size() < start + wave_blocks) blocks.resize(start + wave_blocks);
+        while (n - start < wave_blocks && trace.next_block(blocks[n])) lane_addresses += blocks[n++].addresses.size();
+        if (n != start) wave_end.push_back(n);
+        if (n - start < wave_blocks) break;  // the launch's last wave
+      }
+      if (wave_end.empty()) break;
+      const std::size_t waves = wave_end.size();
+      total.waves += waves;
       total.blocks += n;
-      std::vector<std::vector<Resident>> per_sm(static_cast<std::size_t>(num_sms));
-      for (std::size_t i = 0; i < n; ++i) {
-        const Dim3& ix = wave[i].index;
-        const std::uint64_t linear = ix.x + std::uint64_t{launch.grid.x} * (ix.y + std::uint64_t{launch.grid.y} * ix.z);
-        per_sm[i % static_cast<std::size_t>(num_sms)].push_back({&wave[i], linear * launch.block.count()});
-      }
-      std::vector<std::uint64_t> resident(static_cast<std::size_t>(num_sms), 0);
-      std::vector<std::uint64_t> issued(static_cast<std::size_t>(num_sms), 0);
+      // Blocks to SMs in launch order, wave by wave.
+      std::vector<std::vector<Resident>> per_sm(waves * sm_count);
+      for (std::size_t w = 0, i = 0; w < waves; ++w)
+        for (std::size_t first = i; i < wave_end[w]; ++i) {
+          const Dim3& ix = blocks[i].index;
+          const std::uint64_t linear = ix.x + std::uint64_t{launch.grid.x} * (ix.y + std::uint64_t{launch.grid.y} * ix.z);
+          per_sm[w * sm_count + (i - first) % sm_count].push_back({&blocks[i], linear * launch.block.count()});
+        }
+      std::vector<std::uint64_t> resident(waves * sm_count, 0), issued(waves * sm_count, 0);
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
-      for (int s = 0; s < num_sms; ++s) {
-        SmFront& sm = *sms[static_cast<std::size_t>(s)];
-        const std::uint64_t before = sm.counters.warp_instructions;
-        resident[static_cast<std::size_t>(s)] = run_sm(sm, per_sm[static_cast<std::size_t>(s)], barrier_latency);
-        issued[static_cast<std::size_t>(s)] = sm.counters.warp_instructions - before;
+      for (int si = 0; si < num_sms; ++si) {
+        const auto s = static_cast<std::size_t>(si);
+        SmFront& sm = *sms[s];
+        for (std::size_t w = 0; w < waves; ++w) {
+          sm.begin_wave(w);
+          const std::uint64_t before = sm.counters.warp_instructions;
+          resident[w * sm_count + s] = run_sm(sm, per_sm[w * sm_count + s], barrier_latency);
+          issued[w * sm_count + s] = sm.counters.warp_instructions - before;
+        }
       }
-      std::uint64_t wave_instr = 0, wave_warps = 0;
-      for (int s = 0; s < num_sms; ++s) {
-        wave_instr += issued[static_cast<std::size_t>(s)];
-        wave_warps += resident[static_cast<std::size_t>(s)];
+      std::uint64_t requests = 0;
+      for (const auto& sm : sms) requests += sm->requests();
+      requests_per_address = static_cast<double>(requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
+      for (std::size_t w = 0; w < waves; ++w) {
+        std::uint64_t wave_instr = 0, wave_warps = 0;
+        for (std::size_t s = 0; s < sm_count; ++s) {
+          wave_instr += issued[w * sm_count + s];
+          wave_warps += resident[w * sm_count + s];
+        }
+        warp_weight += static_cast<double>(wave_warps) / num_sms * static_cast<double>(wave_instr);
+        instr_weight += static_cast<double>(wave_instr);
       }
-      warp_weight += static_cast<double>(wave_warps) / num_sms * static_cast<double>(wave_instr);
-      instr_weight += static_cast<double>(wave_instr);
-      // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
-      const int parts = arch.l2.partitions;
-      const int groups = static_cast<int>(machine.slices.size()) / parts;
-      std::vector<SimCounters> group_counters(static_cast<std::size_t>(groups));
+      // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel,
+      // each the batch's waves in order.
+      std::vector<SimCounters> group_counters(groups);
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
-      for (int gi = 0; gi < groups; ++gi) {
-        // Each SM's list is in (cycle, order) order and order starts with the SM number, so taking cycle by cycle
-        // each SM's requests in SM order replays the global issue order without sorting.
+      for (int gi = 0; gi < static_cast<int>(groups); ++gi) {
         const auto g = static_cast<std::size_t>(gi);
         SimCounters& sc = group_counters[g];
         L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
         auto replay = [&](const L2Request& r) {
           // A far request goes through the copy in its own partition first; the home slice sees what it lacked.
-          const int home = r.slice % parts, from = r.sm % parts;
+          const int home = r.home, from = r.from;
           const std::uint32_t forward = home == from ? r.sectors : group[from].near(r, sc);
           if (forward != 0) group[home].home(r, forward, home != from, sc);
           if (r.op != L2Op::read)  // the data changed: copies elsewhere are stale (near() dropped the requester's)
             for (int p = 0; p < parts; ++p)
               if (p != home && p != from) group[p].drop_copy(r.line);
         };
-        // A merge of the SMs' lists by (cycle, SM): the earliest cycle first, SMs in order within a cycle.
-        using Head = std::pair<std::uint64_t, std::size_t>;  // (cycle of the SM's next request, SM)
-        std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-        std::vector<std::size_t> next(sms.size(), 0);
-        for (std::size_t s = 0; s < sms.size(); ++s)
-          if (!sms[s]->to_group[g].empty()) heads.emplace(sms[s]->to_group[g].front().cycle, s);
-        while (!heads.empty()) {
-          const auto [cycle, s] = heads.top();
-          heads.pop();
-          const auto& v = sms[s]->to_group[g];
-          std::size_t& i = next[s];
-          for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i]);
-          if (i < v.size()) heads.emplace(v[i].cycle, s);
+        std::vector<std::uint64_t> heap;
+        heap.reserve(sm_count);
+        std::vector<std::size_t> next(sm_count);
+        for (std::size_t w = 0; w < waves; ++w) {
+          // A merge of the SMs' lists by (cycle, SM): the earliest cycle first, SMs in order within a cycle. The heap
+          // holds each SM's next cycle and number packed in one key; the SM taken goes back in with its next cycle.
+          heap.clear();
+          std::fill(next.begin(), next.end(), 0);
+          for (std::size_t s = 0; s < sm_count; ++s)
+            if (!sms[s]->to_group(w, g).empty()) heap.push_back(sms[s]->to_group(w, g).front().cycle << 16U | s);
+          std::make_heap(heap.begin(), heap.end(), std::greater<>());
+          while (!heap.empty()) {
+            const std::uint64_t key = heap.front();
+            const std::uint64_t cycle = key >> 16U;
+            const std::size_t s = key & 0xFFFFU;
+            const auto& v = sms[s]->to_group(w, g);
+            std::size_t& i = next[s];
+            for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i]);
+            if (i < v.size()) {
+              __builtin_prefetch(&v[i] + 2);
+              replace_top(heap, v[i].cycle << 16U | s);
+            } else {
+              std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+              heap.pop_back();
+            }
+          }
+          for (auto& sm : sms) sm->to_group(w, g).clear();
         }
-        for (auto& sm : sms) sm->to_group[g].clear();
       }
       for (const SimCounters& c : group_counters) total += c;
     }

@@ -7,7 +7,16 @@
 namespace memhier {
 
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm)
-    : to_group(static_cast<std::size_t>(spec.slices / spec.partitions)), m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {}
+    : m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {
+  begin_wave(0);
+}
+
+void SmFront::begin_wave(std::size_t wave) {
+  if (m_to.size() <= wave)
+    m_to.resize(wave + 1, std::vector<std::vector<L2Request>>(static_cast<std::size_t>(m_spec.slices / m_spec.partitions)));
+  m_out = &m_to[wave];
+  if (wave == 0) m_requests = 0;
+}
 
 // Slices by an XOR fold of the line address, as the hardware hashes addresses over slices (its exact function is
 // undocumented); consecutive lines spread over all slices.
@@ -19,9 +28,10 @@ int SmFront::slice_of(std::uint64_t line, int slices) {
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   const int slice = slice_of(line, m_spec.slices);
-  to_group[static_cast<std::size_t>(slice / m_spec.partitions)].push_back(
-      {m_cycle, m_order++, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint16_t>(m_sm),
-       static_cast<std::uint16_t>(slice), op, p});
+  ++m_requests;
+  (*m_out)[static_cast<std::size_t>(slice / m_spec.partitions)].push_back(
+      {m_cycle, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint8_t>(slice % m_spec.partitions),
+       static_cast<std::uint8_t>(m_sm % m_spec.partitions), op, p});
 }
 
 template <typename F>
@@ -36,11 +46,9 @@ void SmFront::for_lines(F&& f) {
   }
 }
 
-IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot,
-                         std::uint64_t thread_base) {
+IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
   SimCounters& c = counters;
   m_cycle = cycle;
-  m_order = static_cast<std::uint64_t>(m_sm) << 48U | static_cast<std::uint64_t>(slot) << 32U;
   ++c.warp_instructions;
   c.work += r.work;
   if (!r.is_memory()) {
@@ -106,6 +114,18 @@ std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
 }
 
 std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size) const {
+  // The common case first: the lanes write one gapless run of bytes, so a sector is complete where the run covers it.
+  bool gapless = !a.empty();
+  for (std::size_t i = 1; i < a.size(); ++i) gapless &= a[i] == a[i - 1] + size;
+  if (gapless) {
+    const std::uint64_t first = a.front(), end = a.back() + size;
+    std::uint32_t full = 0;
+    for (std::uint64_t s = 0; s < kLineBytes / kSectorBytes; ++s) {
+      const std::uint64_t lo = line * kLineBytes + s * kSectorBytes;
+      if (first <= lo && lo + kSectorBytes <= end) full |= 1U << s;
+    }
+    return full;
+  }
   std::array<std::uint64_t, 2> bytes{};  // bytes of the line written: bit i of word i / 64 is byte i
   const std::uint64_t start = line * kLineBytes;
   for (std::uint64_t x : a) {
