@@ -25,6 +25,25 @@ struct L2Request {
   L2Property property = L2Property::normal;
 };
 
+// The L2 requests of a batch of waves: a list per (wave, slice group, SM), those one group replays for one wave side by
+// side (the replay reads them all; the SM phase writes each SM's own lists only).
+class RequestLists {
+ public:
+  RequestLists(std::size_t groups, std::size_t sms) : m_groups(groups), m_sms(sms) {}
+  // Makes room for `waves` waves (not while SMs are writing).
+  void reserve_waves(std::size_t waves) {
+    if (m_lists.size() < waves * m_groups * m_sms) m_lists.resize(waves * m_groups * m_sms);
+  }
+  [[nodiscard]] std::vector<L2Request>& at(std::size_t wave, std::size_t group, std::size_t sm) {
+    return m_lists[(wave * m_groups + group) * m_sms + sm];
+  }
+  [[nodiscard]] std::size_t sms() const { return m_sms; }
+
+ private:
+  std::size_t m_groups, m_sms;
+  std::vector<std::vector<L2Request>> m_lists;
+};
+
 // Which L2 property a line gets from the launch's access-policy windows: a hit_ratio fraction of each window's lines
 // (chosen by a hash of the line address, so the choice is stable across launches) get hit_prop, the rest miss_prop.
 class PolicyMap {

@@ -150,7 +150,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
     std::vector<std::unique_ptr<SmFront>> sms;
     sms.reserve(static_cast<std::size_t>(num_sms));
-    for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, s));
+    RequestLists lists(machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions), static_cast<std::size_t>(num_sms));
+    for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, lists, s));
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
     const auto sm_count = static_cast<std::size_t>(num_sms);
@@ -158,6 +159,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const auto groups = machine.slices.size() / static_cast<std::size_t>(parts);
     double warp_weight = 0, instr_weight = 0;
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
+    std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
     for (;;) {
       // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
       std::vector<std::size_t> wave_end;
@@ -175,13 +177,15 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       total.waves += waves;
       total.blocks += n;
       // Blocks to SMs in launch order, wave by wave.
-      std::vector<std::vector<Resident>> per_sm(waves * sm_count);
+      if (per_sm.size() < waves * sm_count) per_sm.resize(waves * sm_count);
+      for (auto& v : per_sm) v.clear();
       for (std::size_t w = 0, i = 0; w < waves; ++w)
         for (std::size_t first = i; i < wave_end[w]; ++i) {
           const Dim3& ix = blocks[i].index;
           const std::uint64_t linear = ix.x + std::uint64_t{launch.grid.x} * (ix.y + std::uint64_t{launch.grid.y} * ix.z);
           per_sm[w * sm_count + (i - first) % sm_count].push_back({&blocks[i], linear * launch.block.count()});
         }
+      lists.reserve_waves(waves);
       std::vector<std::uint64_t> resident(waves * sm_count, 0), issued(waves * sm_count, 0);
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int si = 0; si < num_sms; ++si) {
@@ -232,13 +236,13 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           heap.clear();
           std::fill(next.begin(), next.end(), 0);
           for (std::size_t s = 0; s < sm_count; ++s)
-            if (!sms[s]->to_group(w, g).empty()) heap.push_back(sms[s]->to_group(w, g).front().cycle << 16U | s);
+            if (!lists.at(w, g, s).empty()) heap.push_back(lists.at(w, g, s).front().cycle << 16U | s);
           std::make_heap(heap.begin(), heap.end(), std::greater<>());
           while (!heap.empty()) {
             const std::uint64_t key = heap.front();
             const std::uint64_t cycle = key >> 16U;
             const std::size_t s = key & 0xFFFFU;
-            const auto& v = sms[s]->to_group(w, g);
+            const auto& v = lists.at(w, g, s);
             std::size_t& i = next[s];
             for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i]);
             if (i < v.size()) {
@@ -249,7 +253,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
               heap.pop_back();
             }
           }
-          for (auto& sm : sms) sm->to_group(w, g).clear();
+          for (std::size_t s = 0; s < sm_count; ++s) lists.at(w, g, s).clear();
         }
       }
       for (const SimCounters& c : group_counters) total += c;

@@ -6,15 +6,11 @@
 
 namespace memhier {
 
-SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm)
-    : m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {
-  begin_wave(0);
-}
+SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm)
+    : m_lists(lists), m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {}
 
 void SmFront::begin_wave(std::size_t wave) {
-  if (m_to.size() <= wave)
-    m_to.resize(wave + 1, std::vector<std::vector<L2Request>>(static_cast<std::size_t>(m_spec.slices / m_spec.partitions)));
-  m_out = &m_to[wave];
+  m_out = &m_lists.at(wave, 0, static_cast<std::size_t>(m_sm));
   if (wave == 0) m_requests = 0;
 }
 
@@ -29,7 +25,7 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   const int slice = slice_of(line, m_spec.slices);
   ++m_requests;
-  (*m_out)[static_cast<std::size_t>(slice / m_spec.partitions)].push_back(
+  m_out[static_cast<std::size_t>(slice / m_spec.partitions) * m_lists.sms()].push_back(
       {m_cycle, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint8_t>(slice % m_spec.partitions),
        static_cast<std::uint8_t>(m_sm % m_spec.partitions), op, p});
 }

@@ -28,7 +28,8 @@ struct SmFrontSpec {
 
 class SmFront {
  public:
-  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, int sm);
+  // Requests go to `lists` (lists.reserve_waves() before each wave's begin_wave()).
+  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm);
   // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
   // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host cache.
@@ -36,8 +37,6 @@ class SmFront {
   SimCounters counters;
   // Where the requests of the wave issued next go (waves of one batch are numbered from 0).
   void begin_wave(std::size_t wave);
-  // The requests of `wave` to slice group `group`, in issue order.
-  [[nodiscard]] std::vector<L2Request>& to_group(std::size_t wave, std::size_t group) { return m_to[wave][group]; }
   // Requests made since the SM began wave 0 of the batch.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
   static int slice_of(std::uint64_t line, int slices);
@@ -52,8 +51,8 @@ class SmFront {
   template <typename F>
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
 
-  std::vector<std::vector<std::vector<L2Request>>> m_to;  // per wave of the batch, per group of L2 slices
-  std::vector<std::vector<L2Request>>* m_out = nullptr;  // m_to's entry of the current wave
+  RequestLists& m_lists;
+  std::vector<L2Request>* m_out = nullptr;  // the current wave's list to group 0; group g's is m_out[g * SMs]
   std::uint64_t m_requests = 0;
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;

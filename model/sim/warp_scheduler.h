@@ -4,7 +4,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <queue>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -87,8 +87,13 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     bool at_barrier = false;
     LoadRuns runs;
   };
-  std::vector<Warp> warps;
-  std::vector<std::uint32_t> arrived(blocks.size(), 0), live(blocks.size(), 0);
+  // Scratch kept per host thread: an SM's share of a wave is small, so allocating it afresh would cost more than it.
+  thread_local std::vector<Warp> warps;
+  thread_local std::vector<std::uint32_t> arrived, live;
+  thread_local std::vector<std::uint64_t> ready;
+  warps.clear();
+  arrived.assign(blocks.size(), 0);
+  live.assign(blocks.size(), 0);
   for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
     const BlockTrace& b = *blocks[bi].block;
     for (std::size_t w = 0; w < b.warp_count(); ++w) {
@@ -97,15 +102,23 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     }
   }
   // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later.
-  std::vector<std::uint64_t> ready((warps.size() + 63) / 64, 0);
+  ready.assign((warps.size() + 63) / 64, 0);
   using Wake = std::pair<std::uint64_t, std::uint32_t>;  // (cycle, slot)
-  std::priority_queue<Wake, std::vector<Wake>, std::greater<>> later;
+  thread_local std::vector<Wake> later;  // a min-heap
+  later.clear();
+  auto pop_later = [&] {
+    std::pop_heap(later.begin(), later.end(), std::greater<>());
+    later.pop_back();
+  };
   std::uint64_t now = 0;
   auto schedule = [&](std::uint32_t slot, std::uint64_t at) {
     if (at <= now)
       ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
     else
-      later.emplace(at, slot);
+    {
+      later.emplace_back(at, slot);
+      std::push_heap(later.begin(), later.end(), std::greater<>());
+    }
   };
   auto earliest = [&](const Warp& w, std::uint64_t after) {  // when `w` may issue its next record
     const WarpRecord& r = w.block->records[w.next];
@@ -121,9 +134,9 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     }
   std::uint32_t current = ~0U;
   while (active != 0) {
-    while (!later.empty() && later.top().first <= now) {
-      ready[later.top().second / 64] |= std::uint64_t{1} << (later.top().second % 64);
-      later.pop();
+    while (!later.empty() && later.front().first <= now) {
+      ready[later.front().second / 64] |= std::uint64_t{1} << (later.front().second % 64);
+      pop_later();
     }
     std::uint32_t slot = ~0U;
     if (current != ~0U && (ready[current / 64] >> (current % 64) & 1U) != 0) {
@@ -135,7 +148,7 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     }
     if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
       if (later.empty()) throw std::logic_error("schedule_warps: warps left but none can ever issue");
-      now = later.top().first;
+      now = later.front().first;
       continue;
     }
     ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
