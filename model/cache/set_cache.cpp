@@ -14,12 +14,13 @@ std::uint32_t SetCache::insert(std::uint64_t line, L2Property property, Evicted&
   // age (the first way of the lowest rank on ties). A persisting line whose set-aside is full replaces the oldest
   // persisting line instead.
   const bool full = persist && m_persist[set] >= m_persisting_ways;
+  // A free way has kind and stamp 0 (Way{}), so kind << 32 | stamp ranks it first without a test.
+  const std::uint64_t other = full ? ~0ULL : 0;  // ranks every non-persisting way last when the set-aside is full
   std::uint64_t best = ~0ULL;
   std::uint32_t slot = base;
   for (std::uint32_t w = base; w < base + m_g.ways; ++w) {
     const Way& x = m_ways[w];
-    std::uint64_t rank = x.kind == kFree ? 0 : (std::uint64_t{x.kind} << 32U | x.stamp);
-    if (full && x.kind != kPersist) rank = ~0ULL;
+    const std::uint64_t rank = (std::uint64_t{x.kind} << 32U | x.stamp) | (x.kind == kPersist ? 0 : other);
     const bool better = rank < best;
     best = better ? rank : best;
     slot = better ? w : slot;
