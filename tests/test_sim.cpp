@@ -75,21 +75,25 @@ params: {stride: 1, width: 1, same: 0}
 launch: {grid: 1, block: 32, registers: 16}
 arrays: {s: {element: 4, length: 4096, space: shared}}
 body:
-  - load: 's[same ? 5 : threadIdx.x * stride * width]'
+  - load: 's[same ? threadIdx.x / 16 * 16 : threadIdx.x * stride * width]'
     vector: width
 )";
   auto wavefronts = [&](int stride, int width, int same) {
     return run(h100(), yaml, {{"stride", std::to_string(stride)}, {"width", std::to_string(width)}, {"same", std::to_string(same)}})
         .shared_ld_wavefronts;
   };
-  CHECK(wavefronts(1, 1, 1) == 1);   // broadcast
+  CHECK(wavefronts(1, 1, 1) == 1);   // two words (banks 0 and 16), each a broadcast to 16 lanes
   CHECK(wavefronts(1, 1, 0) == 1);
   CHECK(wavefronts(2, 1, 0) == 2);   // gcd(2, 32)-way
   CHECK(wavefronts(16, 1, 0) == 16);
   CHECK(wavefronts(32, 1, 0) == 32);
   CHECK(wavefronts(3, 1, 0) == 1);   // odd strides are conflict-free
   CHECK(wavefronts(1, 2, 0) == 2);   // 8-byte: two half-warp phases
-  CHECK(wavefronts(1, 4, 0) == 4);   // 16-byte: four quarter-warp phases
+  CHECK(wavefronts(1, 4, 0) == 4);   // 16-byte: 512 B in two half-warp phases of two wavefronts
+  // 16-byte broadcasts: each half-warp reads one 16-byte chunk, a wavefront a phase. The H100 counts 2 wavefronts for
+  // matmul_tiled's LDS.128 of As[ty][k..k+3] (786432 = 20 loads a warp a tile: 16 x 1 + 4 x 2); quarter-warp phases
+  // would make 4.
+  CHECK(wavefronts(1, 4, 1) == 2);
 }
 
 TEST_CASE("constant cache: one access for a broadcast, one per distinct address otherwise") {
@@ -399,6 +403,26 @@ TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partl
   // st.cg caches in L2 only: no line allocated. st.cs allocates (evict-first), so the next load still hits.
   CHECK(hits("  - store: x[threadIdx.x]\n    hint: cg\n") == 0);
   CHECK(hits("  - store: x[threadIdx.x]\n    hint: cs\n") == 4);
+}
+
+TEST_CASE("shared atomics and cp.async writes count apart from shared loads and stores, as ncu counts them") {
+  // Two warps. Lanes alternate between two words in banks 0 and 1: one wavefront an atomic. The copy writes 32
+  // consecutive words a warp (one wavefront), the load reads them back.
+  const std::string yaml = "kernel: s\nlaunch: {grid: 1, block: 64, registers: 16}\n"
+                           "arrays: {g: {element: 4, length: 64}, s: {element: 4, length: 64, space: shared}}\nbody:\n"
+                           "  - atomic: s[threadIdx.x % 2]\n"
+                           "  - async_copy: g[threadIdx.x]\n    to: s[threadIdx.x]\n"
+                           "  - load: s[threadIdx.x]\n";
+  const SimCounters c = run(h100(), yaml);
+  CHECK(c.shared_atom_requests == 2);
+  CHECK(c.shared_atom_wavefronts == 2);
+  CHECK(c.shared_async_requests == 2);
+  CHECK(c.shared_async_wavefronts == 2);
+  CHECK(c.shared_ld_requests == 2);
+  CHECK(c.shared_ld_wavefronts == 2);
+  CHECK(c.shared_st_requests == 0);
+  CHECK(c.shared_st_wavefronts == 0);
+  CHECK(c.global_ld_requests == 2);  // the copy's global side
 }
 
 TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {

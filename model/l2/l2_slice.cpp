@@ -39,8 +39,8 @@ void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCount
   switch (op) {
     case L2Op::read: c.l2_read_sectors += sectors; c.l2_read_hits += hits; break;
     case L2Op::write: c.l2_write_sectors += sectors; c.l2_write_hits += sectors; break;
-    case L2Op::atom:
-    case L2Op::red: c.l2_atom_sectors += sectors; c.l2_atom_hits += hits; break;
+    case L2Op::atom: c.l2_atom_sectors += sectors; c.l2_atom_hits += hits; break;
+    case L2Op::red: c.l2_red_sectors += sectors; c.l2_red_hits += hits; break;
   }
 }
 

@@ -57,11 +57,32 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       int n = 0;
       for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1) m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
       const BankResult w = shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes);
-      const bool st = r.kind == AccessKind::store || r.kind == AccessKind::async_copy;
-      (st ? c.shared_st_requests : c.shared_ld_requests) += 1;
-      (st ? c.shared_st_wavefronts : c.shared_ld_wavefronts) += w.wavefronts;
-      (st ? c.shared_st_bank_conflicts : c.shared_ld_bank_conflicts) += w.conflicts();
-      return {static_cast<std::uint32_t>(w.wavefronts), st ? 0 : m_spec.shared_latency};
+      // ncu's shared load and store counts (smsp__inst_executed_op_shared_ld/st, their wavefronts and conflicts)
+      // leave out atomics and cp.async writes: on the H100, histogram_shared's 524288 ATOMS and async_copy_pipeline's
+      // LDGSTS count in neither, so they have counters of their own.
+      switch (r.kind) {
+        case AccessKind::atomic:
+        case AccessKind::reduction:
+          ++c.shared_atom_requests;
+          c.shared_atom_wavefronts += w.wavefronts;
+          return {static_cast<std::uint32_t>(w.wavefronts), r.kind == AccessKind::atomic ? m_spec.shared_latency : 0};
+        case AccessKind::async_copy:
+          ++c.shared_async_requests;
+          c.shared_async_wavefronts += w.wavefronts;
+          return {static_cast<std::uint32_t>(w.wavefronts), 0};
+        case AccessKind::store:
+          ++c.shared_st_requests;
+          c.shared_st_wavefronts += w.wavefronts;
+          c.shared_st_bank_conflicts += w.conflicts();
+          return {static_cast<std::uint32_t>(w.wavefronts), 0};
+        case AccessKind::load:
+        case AccessKind::bulk_copy:
+          break;
+      }
+      ++c.shared_ld_requests;
+      c.shared_ld_wavefronts += w.wavefronts;
+      c.shared_ld_bank_conflicts += w.conflicts();
+      return {static_cast<std::uint32_t>(w.wavefronts), m_spec.shared_latency};
     }
     case AddressSpace::constant: {
       std::copy(a.begin(), a.end(), m_mapped.begin());

@@ -7,7 +7,7 @@ namespace memhier {
 
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes) {
-  const unsigned lanes_per_phase = size <= bank_bytes ? 32U : 32U * bank_bytes / size;
+  const unsigned lanes_per_phase = size <= bank_bytes ? 32U : 16U;
   BankResult r;
   std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
   std::size_t i = 0;

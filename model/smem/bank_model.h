@@ -1,6 +1,8 @@
 #pragma once
 // Shared-memory banks: a warp request costs as many wavefronts as the most-loaded bank has distinct words (the same
-// word in many lanes is one broadcast). 8- and 16-byte accesses are served in half- and quarter-warp phases.
+// word in many lanes is one broadcast). 8- and 16-byte accesses are served in half-warp phases: a 16-byte warp access
+// of 512 distinct bytes takes 4 wavefronts (2 a phase), one whose half-warps each read a single 16-byte chunk 2 (the
+// H100's ncu wavefronts for matmul_tiled's LDS.128 broadcasts; quarter-warp phases would make 4).
 #include <cstdint>
 #include <span>
 

@@ -68,7 +68,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
                                            arch.l1.bandwidth_bytes_per_clock * clock * sms),
                      fmt::format("{:.0f} line passes at {} B/clk on {} SMs", l1_passes, arch.l1.bandwidth_bytes_per_clock,
                                  p.active_sms)});
-  const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts);
+  const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts + c.shared_atom_wavefronts +
+                                              c.shared_async_wavefronts);
   const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
                            static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
   // Barriers go through the same pipe: each warp arriving at one holds it for shared_memory.barrier_cycles (H100:
@@ -104,8 +105,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const auto loads = static_cast<double>(c.load_waits);
   const auto lookups = static_cast<double>(c.l1_sector_lookups + c.l1_bypass_sectors);
   const double l1_hit = safe_div(static_cast<double>(c.l1_sector_hits), lookups);
-  const auto l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors);
-  const double l2_hit = safe_div(static_cast<double>(c.l2_read_hits + c.l2_atom_hits), l2_reads);
+  const auto l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors + c.l2_red_sectors);
+  const double l2_hit = safe_div(static_cast<double>(c.l2_read_hits + c.l2_atom_hits + c.l2_red_hits), l2_reads);
   const double l2_latency = (arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2;
   const double miss_latency = l2_hit * l2_latency + (1 - l2_hit) * arch.dram.latency_cycles;
   const double load_latency = l1_hit * arch.l1.latency_cycles + (1 - l1_hit) * miss_latency;
@@ -138,7 +139,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
                                 megabytes(c.dram_read_bytes + c.dram_write_bytes), 100 * share);
   } else if (p.bound == "shared") {
     p.explanation = fmt::format("shared-memory-bound: {:.1f} wavefronts per request ({} bank conflicts)",
-                                safe_div(wavefronts, static_cast<double>(c.shared_ld_requests + c.shared_st_requests)),
+                                safe_div(wavefronts, static_cast<double>(c.shared_ld_requests + c.shared_st_requests +
+                                                                         c.shared_atom_requests + c.shared_async_requests)),
                                 c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts);
   } else if (p.bound == "blocks") {
     p.explanation = fmt::format("block-scheduling-bound: {:.0f} blocks at {:.0f} cycles each per SM; fewer blocks doing "

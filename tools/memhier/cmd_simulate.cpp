@@ -74,8 +74,8 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
            {{"global_ld_sectors_per_request", per(c.global_ld_sectors, c.global_ld_requests)},
             {"global_st_sectors_per_request", per(c.global_st_sectors, c.global_st_requests)},
             {"l1_hit_rate_pct", pct(c.l1_sector_hits, c.l1_sector_lookups)},
-            {"l2_hit_rate_pct", pct(c.l2_read_hits + c.l2_write_hits + c.l2_atom_hits,
-                                    c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors)},
+            {"l2_hit_rate_pct", pct(c.l2_read_hits + c.l2_write_hits + c.l2_atom_hits + c.l2_red_hits,
+                                    c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors)},
             {"l2_read_hit_rate_pct", pct(c.l2_read_hits, c.l2_read_sectors)},
             {"shared_ld_wavefronts_per_request", per(c.shared_ld_wavefronts, c.shared_ld_requests)},
             {"dram_row_hit_rate_pct", pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses)}}}};
@@ -104,11 +104,14 @@ void print_human(const Arch& arch, const KernelSim& k) {
   row("L1", "local stores", c.local_st_requests, c.local_st_sectors, "-", "");
   row("shared", "loads", c.shared_ld_requests, c.shared_ld_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_ld_bank_conflicts));
   row("shared", "stores", c.shared_st_requests, c.shared_st_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_st_bank_conflicts));
+  row("shared", "atomics", c.shared_atom_requests, c.shared_atom_wavefronts, "-", "");
+  row("shared", "cp.async writes", c.shared_async_requests, c.shared_async_wavefronts, "-", "");
   row("constant", "loads", c.constant_requests, c.constant_serialized, "-", "serialized per distinct address");
   row("L2", "reads", 0, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
-      fmt::format("{:.1f}% far, {} persisting hits", pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors), c.l2_persisting_hits));
+      fmt::format("{:.1f}% far, {} persisting hits", pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors), c.l2_persisting_hits));
   row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)), "write-back");
   row("L2", "atomics", 0, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)), "");
+  row("L2", "reductions", 0, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)), "");
   t.print(std::cout);
   std::cout << fmt::format("DRAM: {} read, {} written, row hit rate {:.1f}%\n\n", units::format_bytes(c.dram_read_bytes),
                            units::format_bytes(c.dram_write_bytes), pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));

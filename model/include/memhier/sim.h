@@ -35,12 +35,15 @@ struct SimCounters {
   // shared memory
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_bank_conflicts = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_bank_conflicts = 0;
+  std::uint64_t shared_atom_requests = 0, shared_atom_wavefronts = 0;  // atomics on shared memory (ATOMS)
+  std::uint64_t shared_async_requests = 0, shared_async_wavefronts = 0;  // cp.async's writes into shared memory
   // constant cache
   std::uint64_t constant_requests = 0, constant_serialized = 0, constant_broadcasts = 0;
   // L2
   std::uint64_t l2_read_sectors = 0, l2_read_hits = 0;
   std::uint64_t l2_write_sectors = 0, l2_write_hits = 0;
   std::uint64_t l2_atom_sectors = 0, l2_atom_hits = 0;
+  std::uint64_t l2_red_sectors = 0, l2_red_hits = 0;
   std::uint64_t l2_far_sectors = 0;         // requests served by the other partition's slices
   std::uint64_t l2_beats = 0;               // slice data-path beats (l2.slice_width each) of every lookup
   std::uint64_t l2_persisting_hits = 0;     // hits on lines held in the persisting set-aside
