@@ -2,14 +2,14 @@
 // instructions greedy-then-oldest, cycle by cycle, as loads' latencies and barriers let them (warp_scheduler.h); then
 // the L2 replays the SMs' sector requests in issue-cycle order across all SMs, group of slices by group (a line's home
 // slice and its copies in the other partitions form one group). SMs and groups are independent within a wave, so
-// both phases run in parallel with results identical to one thread.
+// both phases run in parallel with results identical to one thread. Waves go through in batches (kBatchWaves below).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <utility>
 
