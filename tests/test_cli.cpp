@@ -302,6 +302,23 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(strict.rc == 1);
   CHECK(strict.err.find("worse than the baseline") != std::string::npos);
   CHECK(memhier(fmt::format("validate --results {}/nosuch --out {}/r6", dir.string(), dir.string())).rc == 2);
+  // A counter ncu measured 0 and the model predicts 0 in every case stays in the summary (0 cases, 0% error), so a
+  // baseline where it was off passes instead of reading the counter as gone missing.
+  std::ofstream(dir / "suite" / "once_cold.jsonl")
+      << R"({"case":"vector_copy n=1<<23 width=4","launches":1,"launches_per_run":1})" "\n"
+      << R"({"case":"vector_copy n=1<<24 width=4","launches":1,"launches_per_run":1})" "\n";
+  std::ofstream(dir / "suite" / "ncu_cold.csv") << "\"ID\",\"Metric Name\",\"Metric Value\"\n"
+                                                   "\"0\",\"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum\",\"0\"\n"
+                                                   "\"1\",\"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum\",\"0\"\n";
+  Result zero = memhier(fmt::format("validate --results {0} --out {0}/r7 --no-plots --json", dir.string()));
+  REQUIRE(zero.rc == 0);
+  const auto atom = nlohmann::json::parse(zero.out)["summary"]["counters"]["global_atom_requests"];
+  CHECK(atom["cases"] == 0);
+  CHECK(atom["mean_abs_error_pct"] == 0.0);
+  std::ofstream(dir / "was_off.json") << R"({"summary":{"counters":{"global_atom_requests":{"mean_abs_error_pct":100}}}})";
+  CHECK(memhier(fmt::format("validate --results {0} --out {0}/r8 --no-plots --baseline {0}/was_off.json", dir.string())).rc == 0);
+  fs::remove(dir / "suite" / "once_cold.jsonl");
+  fs::remove(dir / "suite" / "ncu_cold.csv");
   // Two DRAM-bound cases, two unknowns: the fit is exact; its DRAM scale comes out negative (the bigger copy was
   // "measured" faster), so the bandwidth is kept and only the overhead is written, with the residuals.
   Result cal = memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string()));

@@ -34,6 +34,7 @@ constexpr std::uint64_t kDramRowBytes = 1024;
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
+constexpr std::uint64_t kMaxCycle = std::uint64_t{1} << 48U;  // issue cycles in a wave: the merge key's 48 bits
 
 // Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
@@ -60,7 +61,6 @@ void replace_top(std::vector<std::uint64_t>& heap, std::uint64_t key) {
 
 struct Machine {
   std::vector<L2Slice> slices;
-  std::uint64_t slice_lines = 0;
 };
 
 Machine make_machine(const Arch& arch) {
@@ -199,7 +199,14 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         }
       }
       std::uint64_t requests = 0;
-      for (const auto& sm : sms) requests += sm->requests();
+      for (const auto& sm : sms) {
+        requests += sm->requests();
+        // The replay packs a request's cycle and SM into one 64-bit key (cycle << 16 | SM).
+        if (sm->last_cycle() >= kMaxCycle)
+          throw InputError({launch.source}, launch.name,
+                           fmt::format("a wave runs past {} issue cycles on one SM (the trace's work counts are too large "
+                                       "to simulate)", kMaxCycle));
+      }
       requests_per_address = static_cast<double>(requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
       for (std::size_t w = 0; w < waves; ++w) {
         std::uint64_t wave_instr = 0, wave_warps = 0;

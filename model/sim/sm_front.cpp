@@ -11,7 +11,7 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
 
 void SmFront::begin_wave(std::size_t wave) {
   m_out = &m_lists.at(wave, 0, static_cast<std::size_t>(m_sm));
-  if (wave == 0) m_requests = 0;
+  if (wave == 0) m_requests = m_last_cycle = 0;
 }
 
 // Slices by an XOR fold of the line address, as the hardware hashes addresses over slices (its exact function is
@@ -45,6 +45,7 @@ void SmFront::for_lines(F&& f) {
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
   SimCounters& c = counters;
   m_cycle = cycle;
+  m_last_cycle = std::max(m_last_cycle, cycle);
   ++c.warp_instructions;
   c.work += r.work;
   if (!r.is_memory()) {
@@ -130,10 +131,8 @@ std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
   return slot;
 }
 
-std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size) const {
-  // The common case first: the lanes write one gapless run of bytes, so a sector is complete where the run covers it.
-  bool gapless = !a.empty();
-  for (std::size_t i = 1; i < a.size(); ++i) gapless &= a[i] == a[i - 1] + size;
+std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size, bool gapless) {
+  // The common case first: one gapless run of bytes completes a sector where it covers the whole sector.
   if (gapless) {
     const std::uint64_t first = a.front(), end = a.back() + size;
     std::uint32_t full = 0;
@@ -186,9 +185,11 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   c.l1_wavefronts += lines;
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {
-    case AccessKind::store:
+    case AccessKind::store: {
       (local ? c.local_st_requests : c.global_st_requests) += 1;
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
+      bool gapless = !a.empty();
+      for (std::size_t i = 1; i < a.size(); ++i) gapless &= a[i] == a[i - 1] + r.size;
       for_lines([&](std::uint64_t line, std::uint32_t mask) {
         // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
         // allocated (not for .cg, which caches in L2 only) or refreshed, and a sector becomes readable only where
@@ -196,11 +197,12 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
         if (m_spec.l1_enabled) {
           const L2Property property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
           const std::uint32_t slot = r.hint == CacheHint::cg ? m_l1.find(line) : l1_line(line, property);
-          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= full_sectors(line, a, r.size);
+          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= full_sectors(line, a, r.size, gapless);
         }
         send(line, mask, L2Op::write);
       });
       return {lines, 0};
+    }
     case AccessKind::atomic:
     case AccessKind::reduction: {
       const bool atom = r.kind == AccessKind::atomic;

@@ -25,7 +25,6 @@ struct SmFrontSpec {
   std::uint32_t l1_latency = 1, l2_latency = 1, shared_latency = 1, constant_latency = 1;
 };
 
-
 class SmFront {
  public:
   // Requests go to `lists` (lists.reserve_waves() before each wave's begin_wave()).
@@ -37,16 +36,18 @@ class SmFront {
   SimCounters counters;
   // Where the requests of the wave issued next go (waves of one batch are numbered from 0).
   void begin_wave(std::size_t wave);
-  // Requests made since the SM began wave 0 of the batch.
+  // Requests made since the SM began wave 0 of the batch, and the latest cycle any of its waves issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
+  [[nodiscard]] std::uint64_t last_cycle() const { return m_last_cycle; }
   static int slice_of(std::uint64_t line, int slices);
 
  private:
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
   std::uint32_t l1_line(std::uint64_t line, L2Property property);
-  // Sectors of `line` (mask) that the store's lanes write completely.
-  [[nodiscard]] std::uint32_t full_sectors(std::uint64_t line, std::span<const std::uint64_t> addresses, unsigned size) const;
+  // Sectors of `line` (mask) that the store's lanes write completely; `gapless`: they write one run of bytes.
+  [[nodiscard]] static std::uint32_t full_sectors(std::uint64_t line, std::span<const std::uint64_t> addresses, unsigned size,
+                                                  bool gapless);
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op);
   template <typename F>
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
@@ -54,6 +55,7 @@ class SmFront {
   RequestLists& m_lists;
   std::vector<L2Request>* m_out = nullptr;  // the current wave's list to group 0; group g's is m_out[g * SMs]
   std::uint64_t m_requests = 0;
+  std::uint64_t m_last_cycle = 0;
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;
   SectoredCache m_l1;
