@@ -26,17 +26,20 @@ struct Options {
   int runs = 20;
   int warmup = 3;
   bool once = false;
+  bool flush = false;  // with once: flush L2 before each cold case's launch (ncu --cache-control none)
   bool list = false;
 };
 
 const char* kUsage =
     "usage: memhier-suite [--list] [--filter REGEX] [--case ID] [--only cold|warm] [--runs N] [--warmup N] [--once]\n"
-    "                     [--out FILE]\n"
+    "                     [--flush] [--out FILE]\n"
     "  --filter REGEX  cases whose id (kernel and parameters, as --list prints them) matches\n"
     "  --case ID       the one case with exactly this id\n"
     "  --only          cold: cases timed with L2 flushed between runs; warm: cases about cache reuse\n"
     "  --once          run each selected case once (twice for warm cases: warm-up, then the run that counts), no\n"
     "                  timing; records say how many launches each case made (for ncu and trace capture)\n"
+    "  --flush         with --once: evict L2 (a read of 4x its size) before each cold case's launch, as before each\n"
+    "                  timed run, for ncu --cache-control none (whose own flush and replay leave other L2 contents)\n"
     "  --out FILE      JSON lines (default: standard output)\n";
 
 int int_arg(const std::string& flag, const char* value) {
@@ -64,6 +67,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--runs") o.runs = int_arg(a, value());
     else if (a == "--warmup") o.warmup = int_arg(a, value());
     else if (a == "--once") o.once = true;
+    else if (a == "--flush") o.flush = true;
     else if (a == "--list") o.list = true;
     else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
@@ -73,6 +77,7 @@ Options parse(int argc, char** argv) {
   if (!o.only.empty() && o.only != "cold" && o.only != "warm")
     throw std::invalid_argument("--only expects cold or warm, got '" + o.only + "'");
   if (o.runs < 1) throw std::invalid_argument("--runs must be at least 1");
+  if (o.flush && !o.once) throw std::invalid_argument("--flush goes with --once (timed runs always flush cold cases)");
   return o;
 }
 
@@ -163,7 +168,8 @@ int run(const Options& o) {
     nlohmann::json rec = {{"case", c.id()}, {"kernel", c.kernel}, {"params", c.params}, {"regime", c.regime},
                           {"warm", c.warm}, {"launches_per_run", c.launches}};
     c.setup();
-    if (!c.warm && !o.once) flusher.flush(stream);  // under ncu and the tracer, they control caches and kernels
+    // Under ncu and the tracer, they control caches and kernels, unless asked (--flush).
+    if (!c.warm && (!o.once || o.flush)) flusher.flush(stream);
     c.run(stream);
     SUITE_CHECK(cudaStreamSynchronize(stream));
     SUITE_CHECK(cudaGetLastError());

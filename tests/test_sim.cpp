@@ -425,6 +425,29 @@ TEST_CASE("shared atomics and cp.async writes count apart from shared loads and 
   CHECK(c.global_ld_requests == 2);  // the copy's global side
 }
 
+TEST_CASE("L1 data-stage passes: the most-loaded bank's words for hits, two missed lines a pass") {
+  // One warp loads x twice with the pattern given; the second load hits L1. Words are 4 bytes, banks (word % 32).
+  auto passes = [&](const std::string& index) {
+    const std::string yaml = "kernel: l\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+                             "arrays: {x: {element: 4, length: 65536}}\nbody:\n"
+                             "  - load: x[" + index + "]\n  - load: x[" + index + "]\n";
+    const SimCounters c = run(h100(), yaml);
+    REQUIRE(c.global_ld_requests == 2);
+    CHECK(c.l1_ld_wavefronts == c.l1_wavefronts);
+    return std::pair{c.l1_ld_wavefronts, c.l1_sector_hits};
+  };
+  // Coalesced: one line, one pass each time.
+  CHECK(passes("threadIdx.x") == std::pair<std::uint64_t, std::uint64_t>{2, 4});
+  // Stride 2 floats: 2 lines, words in 16 banks twice over: 2 passes each time.
+  CHECK(passes("2 * threadIdx.x") == std::pair<std::uint64_t, std::uint64_t>{4, 8});
+  // A column of 32 rows of 32 floats: 32 lines, every word in bank 0: 32 passes each time.
+  CHECK(passes("32 * threadIdx.x") == std::pair<std::uint64_t, std::uint64_t>{64, 32});
+  // 32 rows of 33 floats: lane l reads word 33 l, in line floor(132 l / 128) = l and bank l: 32 lines, no two words in
+  // one bank. The first load misses all 32 lines (a pass per two: 16), the second hits (one pass); one pass a line
+  // would make 64.
+  CHECK(passes("33 * threadIdx.x") == std::pair<std::uint64_t, std::uint64_t>{16 + 1, 32});
+}
+
 TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {
   for (const char* name : {"transpose_tiled", "random_gather", "histogram_shared"}) {
     CAPTURE(name);

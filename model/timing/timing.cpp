@@ -61,12 +61,13 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   p.terms.push_back({"l2", safe_div(l2_bytes, arch.l2.bandwidth),
                      fmt::format("{} beats of {} B at {}", c.l2_beats, arch.l2.slice_width,
                                  units::format_bandwidth(arch.l2.bandwidth))});
-  // The L1 data stage moves one line per pass at its bandwidth: a coalesced request of 4 sectors takes one pass, an
-  // uncoalesced one a pass per line (softmax_naive's one-row-per-thread loads: 32).
+  // The L1 data stage moves up to a line's worth of bank words per pass at its bandwidth: a coalesced request takes
+  // one pass, one whose lanes pile into a bank as many as that bank's words (softmax_naive's one-row-per-thread
+  // loads: 32), a gather of L1 hits about 4 for 28 lines (SmFront::global_access counts them).
   const auto l1_passes = static_cast<double>(c.l1_wavefronts);
   p.terms.push_back({"l1", tail * safe_div(l1_passes * static_cast<double>(arch.l1.line),
                                            arch.l1.bandwidth_bytes_per_clock * clock * sms),
-                     fmt::format("{:.0f} line passes at {} B/clk on {} SMs", l1_passes, arch.l1.bandwidth_bytes_per_clock,
+                     fmt::format("{:.0f} data-stage passes at {} B/clk on {} SMs", l1_passes, arch.l1.bandwidth_bytes_per_clock,
                                  p.active_sms)});
   const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts + c.shared_atom_wavefronts +
                                               c.shared_async_wavefronts);

@@ -4,7 +4,10 @@
 # memhier predicts. Results go under $OUT/suite (default ./gpu-out/suite):
 #   environment.txt  GPU, driver, CUDA, ncu versions and the date
 #   timings.jsonl    one record per case (runner output)
-#   ncu_cold.csv     ncu --cache-control all (caches flushed before each kernel, as the timed cold runs are)
+#   ncu_cold.csv     the cold cases under ncu --cache-control none --replay-mode application, each launch after the
+#                    suite's own L2 flush (memhier-suite --once --flush), as the timed cold runs are. Under ncu's own
+#                    flush and kernel replay (--cache-control all) about 2.3 MB more is written to DRAM during each
+#                    kernel (validate/results/h100-2026-11-22e/probe/: reduction_shared 2.39 MB against 0.12 MB)
 #   ncu_warm.csv     ncu --cache-control none --replay-mode application for the warm cases (each runs twice; the
 #                    second launch counts). Kernel replay would restore the buffers the kernel writes between its
 #                    passes, which leaves a different L2 state than the warm-up run did.
@@ -32,15 +35,16 @@ names = sorted(set(m for m in re.findall(r'"([a-z0-9_]+__[a-z0-9_.]+)"', src)))
 names += ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "launch__registers_per_thread",
           "sm__warps_active.avg.per_cycle_active", "lts__t_sector_hit_rate.pct", "l1tex__t_sector_hit_rate.pct",
           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
-          "dram__sectors_read.sum", "dram__sectors_write.sum"]
+          "dram__sectors_read.sum", "dram__sectors_write.sum", "l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_read.sum",
+          "l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_write.sum", "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum"]
 print(",".join(names))
 PY
 )
 for mode in cold warm; do
-  cc=all replay=kernel; [ "$mode" = warm ] && cc=none replay=application
-  ncu --clock-control none --cache-control $cc --replay-mode $replay --csv --metrics "$metrics" -k regex:'^(?!read_all)' \
-    "$bin" --once --only $mode --out "$out/once_$mode.jsonl" ${SUITE_FILTER:+--filter "$SUITE_FILTER"} \
-    > "$out/ncu_$mode.csv" 2> "$out/ncu_$mode.err"
+  flush=--flush; [ "$mode" = warm ] && flush=
+  ncu --clock-control none --cache-control none --replay-mode application --csv --metrics "$metrics" \
+    -k regex:'^(?!read_all)' "$bin" --once $flush --only $mode --out "$out/once_$mode.jsonl" \
+    ${SUITE_FILTER:+--filter "$SUITE_FILTER"} > "$out/ncu_$mode.csv" 2> "$out/ncu_$mode.err"
   echo "ncu $mode rc=$?" | tee -a "$out/environment.txt"
 done
 cat "$out/environment.txt"

@@ -31,7 +31,8 @@ struct SimCounters {
   std::uint64_t local_st_requests = 0, local_st_sectors = 0;
   std::uint64_t l1_sector_lookups = 0, l1_sector_hits = 0;  // loads through L1 (global, local, texture)
   std::uint64_t l1_bypass_sectors = 0;                      // .cg loads, atomics, bulk copies
-  std::uint64_t l1_wavefronts = 0;                          // data-stage passes: distinct lines per request
+  std::uint64_t l1_wavefronts = 0;     // data-stage passes of global/local requests (see SmFront::global_access)
+  std::uint64_t l1_ld_wavefronts = 0;  // of which loads
   // shared memory
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_bank_conflicts = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_bank_conflicts = 0;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# On a GPU machine, in one call (a few minutes): the measurements behind model constants that the suite's own runs do
+# not give. Results under $OUT/probe (default ./gpu-out/probe):
+#   environment.txt        GPU, driver, CUDA, ncu versions and the date
+#   constant_cache.json    validate/probe/constant_cache.cu: cycles per divergent constant load by lines, words,
+#                          stride and reuse (constant-cache geometry and miss cost)
+#   ncu_cold_flushed.csv   the cold cases under ncu --cache-control none --replay-mode application, each launch after
+#                          the suite's own L2 flush (memhier-suite --once --flush): DRAM and L2 traffic without
+#                          ncu's flush and buffer restore in front of the kernel (compare ncu_cold.csv of run_suite.sh)
+#   ncu_warm_l1.csv        the warm cases' L1 data-stage and tag-stage wavefronts (application replay; each case runs
+#                          twice, the second launch counts)
+#   once_*.jsonl           the case order and launch counts of those ncu runs
+set -uo pipefail
+out=${OUT:-$PWD/gpu-out}/probe
+mkdir -p "$out"
+cd "$(dirname "$0")/../.."
+bin=/tmp/memhier-suite
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+  nvcc --version | tail -2
+  ncu --version | tail -1
+} > "$out/environment.txt" 2>&1
+
+nvcc -O2 -arch=sm_90 -Ivalidate/probe validate/probe/constant_cache.cu -o /tmp/constant_cache &&
+  /tmp/constant_cache > "$out/constant_cache.json"
+echo "constant_cache rc=$?" | tee -a "$out/environment.txt"
+
+if [ ! -x "$bin" ]; then
+  nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Imodel/include kernels/runner.cpp kernels/suite_util.cpp \
+    kernels/flush.cu kernels/cases_memory.cu kernels/cases_compute.cu -o "$bin" > "$out/build.log" 2>&1
+  echo "build rc=$?" | tee -a "$out/environment.txt"
+fi
+
+traffic=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
+traffic+=,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum,gpu__time_duration.sum
+ncu --clock-control none --cache-control none --replay-mode application --csv --metrics "$traffic" \
+  -k regex:'^(?!read_all)' "$bin" --once --flush --only cold --out "$out/once_cold_flushed.jsonl" \
+  > "$out/ncu_cold_flushed.csv" 2> "$out/ncu_cold_flushed.err"
+echo "ncu cold flushed rc=$?" | tee -a "$out/environment.txt"
+
+l1=l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_read.sum,l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_write.sum
+l1+=,l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+l1+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,gpu__time_duration.sum
+ncu --clock-control none --cache-control none --replay-mode application --csv --metrics "$l1" \
+  "$bin" --once --only warm --out "$out/once_warm_l1.jsonl" > "$out/ncu_warm_l1.csv" 2> "$out/ncu_warm_l1.err"
+echo "ncu warm l1 rc=$?" | tee -a "$out/environment.txt"
+
+cat "$out/environment.txt"
+grep -o '"pattern": "[^"]*"\|"cycles_per_address": [0-9.]*' "$out/constant_cache.json" | paste - - | head -30
+tail -n 3 "$out"/ncu_*.err
