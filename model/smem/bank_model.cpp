@@ -9,6 +9,32 @@ BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
                              unsigned size, unsigned banks, unsigned bank_bytes) {
   const unsigned lanes_per_phase = size <= bank_bytes ? 32U : 16U;
   BankResult r;
+  if (size <= bank_bytes) {
+    // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
+    // touches two words.
+    constexpr std::uint8_t kEnd = 0xFF;
+    std::array<std::uint8_t, 64> head;
+    head.fill(kEnd);
+    std::array<std::uint8_t, 64> next{};
+    std::array<std::uint64_t, 64> word{};
+    std::uint32_t n = 0, most = 0;
+    for (const std::uint64_t a : addresses) {
+      for (std::uint64_t w = a / bank_bytes; w <= (a + size - 1) / bank_bytes; ++w) {
+        const auto bank = static_cast<std::size_t>(w % banks);
+        std::uint32_t depth = 0;
+        std::uint8_t i = head[bank];
+        for (; i != kEnd && word[i] != w; i = next[i]) ++depth;
+        if (i != kEnd) continue;  // a broadcast of a word already counted
+        word[n] = w;
+        next[n] = head[bank];
+        head[bank] = static_cast<std::uint8_t>(n++);
+        most = std::max(most, depth + 1);
+      }
+    }
+    r.wavefronts = addresses.empty() ? 0 : most;
+    r.ideal = addresses.empty() ? 0 : 1;
+    return r;
+  }
   std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
   std::size_t i = 0;
   while (i < addresses.size()) {
