@@ -187,8 +187,10 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   std::uint32_t passes = lines;
   if (lines > 1) {
     int n = 0;
-    for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1) m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
-    passes = std::min(lines, shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes).wavefronts);
+    for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1)
+      m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
+    const BankResult banks = shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes);
+    passes = std::min(lines, banks.wavefronts);
   }
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {

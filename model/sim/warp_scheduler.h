@@ -69,8 +69,8 @@ class LoadRuns {
 
 // Issues one SM's share of a wave in the order the SM would, and returns the resident warps it held. The SM's memory
 // pipeline takes one instruction at a time: `issue(block, record, cycle, slot, thread_base)` simulates it and says
-// how many cycles it holds the pipeline (an L1 data-stage pass, shared wavefront or constant replay a cycle) and when its
-// data are back. Warps are picked greedy then oldest, as GPU warp schedulers do: the warp that issued last goes on
+// how many cycles it holds the pipeline (an L1 data-stage pass, shared wavefront or constant replay a cycle) and when
+// its data are back. Warps are picked greedy then oldest, as GPU warp schedulers do: the warp that issued last goes on
 // while it can, otherwise the oldest (lowest slot) that can. A warp can issue a cycle after its previous instruction,
 // after its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data
 // are back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never
