@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <map>
+#include <random>
+#include <set>
 #include <tuple>
 
 #include "memhier/arch_loader.h"
@@ -10,6 +13,7 @@
 #include "memhier/kernel_desc.h"
 #include "memhier/sim.h"
 #include "../model/sim/warp_scheduler.h"
+#include "../model/smem/bank_model.h"
 #include "test_support.h"
 
 namespace {
@@ -423,6 +427,42 @@ TEST_CASE("shared atomics and cp.async writes count apart from shared loads and 
   CHECK(c.shared_st_requests == 0);
   CHECK(c.shared_st_wavefronts == 0);
   CHECK(c.global_ld_requests == 2);  // the copy's global side
+}
+
+TEST_CASE("bank model: every access shape against a direct count of each phase's distinct words per bank") {
+  // The direct definition: lanes in phases (32 lanes for accesses of at most a bank word, 16 above), each phase as
+  // many wavefronts as its most-loaded bank has distinct words, an access covering every word it touches.
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 4000; ++trial) {
+    const unsigned size = std::array<unsigned, 5>{1, 2, 4, 8, 16}[trial % 5];
+    const std::uint32_t mask = trial % 7 == 0 ? 0xFFFFFFFFU : static_cast<std::uint32_t>(rng()) | 1U;
+    const std::uint64_t span = std::array<std::uint64_t, 3>{64, 1024, 65536}[trial % 3];  // crowded to sparse
+    std::vector<std::uint8_t> lanes;
+    std::vector<std::uint64_t> addresses;
+    for (unsigned l = 0; l < 32; ++l) {
+      if ((mask >> l & 1U) == 0) continue;
+      lanes.push_back(static_cast<std::uint8_t>(l));
+      // Aligned for 8 and 16 bytes (as the hardware requires); any byte offset below that, so 2- and 4-byte
+      // accesses may straddle two words.
+      const std::uint64_t a = rng() % span;
+      addresses.push_back(size >= 8 ? a / size * size : a);
+    }
+    const unsigned per_phase = size <= 4 ? 32 : 16;
+    std::map<unsigned, std::map<std::uint64_t, std::set<std::uint64_t>>> words;  // phase -> bank -> words
+    for (std::size_t i = 0; i < lanes.size(); ++i)
+      for (std::uint64_t w = addresses[i] / 4; w <= (addresses[i] + size - 1) / 4; ++w)
+        words[lanes[i] / per_phase][w % 32].insert(w);
+    std::uint32_t want = 0;
+    for (const auto& [phase, banks] : words) {
+      std::size_t most = 0;
+      for (const auto& [bank, set] : banks) most = std::max(most, set.size());
+      want += static_cast<std::uint32_t>(most);
+    }
+    CAPTURE(trial);
+    const BankResult got = shared_wavefronts(lanes, addresses, size, 32, 4);
+    CHECK(got.wavefronts == want);
+    CHECK(got.ideal == words.size());
+  }
 }
 
 TEST_CASE("L1 data-stage passes: the most-loaded bank's words for hits, two missed lines a pass") {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "../smem/bank_model.h"
-
 namespace memhier {
 
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm)
@@ -55,9 +53,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   std::span<const std::uint64_t> a = b.lane_addresses(r);
   switch (r.space) {
     case AddressSpace::shared: {
-      int n = 0;
-      for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1) m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
-      const BankResult w = shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes);
+      const BankResult w = banks(r, a);
       // ncu's shared load and store counts (smsp__inst_executed_op_shared_ld/st, their wavefronts and conflicts)
       // leave out atomics and cp.async writes: on the H100, histogram_shared's 524288 ATOMS and async_copy_pipeline's
       // LDGSTS count in neither, so they have counters of their own.
@@ -119,6 +115,13 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   const std::uint64_t line_bytes = m_spec.l1.line_bytes;
   m_l1.prefetch(a.front() / line_bytes);
   if (a.back() / line_bytes != a.front() / line_bytes) m_l1.prefetch(a.back() / line_bytes);
+}
+
+BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a) {
+  int n = 0;
+  for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1)
+    m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
+  return shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes);
 }
 
 std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
@@ -185,13 +188,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   // has distinct words (softmax_naive's column of rows: 32, one word of every line in one bank; a random gather of
   // L1 hits: about 4 for 28 lines), never more than one a line, so a request within one line takes one.
   std::uint32_t passes = lines;
-  if (lines > 1) {
-    int n = 0;
-    for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1)
-      m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
-    const BankResult banks = shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes);
-    passes = std::min(lines, banks.wavefronts);
-  }
+  if (lines > 1) passes = std::min(lines, banks(r, a).wavefronts);
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {
     case AccessKind::store: {

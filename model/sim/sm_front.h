@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "../cache/sectored_cache.h"
+#include "../smem/bank_model.h"
 #include "coalescer.h"
 #include "memhier/sim.h"
 #include "sim_types.h"
@@ -43,6 +44,8 @@ class SmFront {
 
  private:
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
+  // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
+  BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
   std::uint32_t l1_line(std::uint64_t line, L2Property property);
   // Sectors of `line` (mask) that the store's lanes write completely; `gapless`: they write one run of bytes.

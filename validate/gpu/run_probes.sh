@@ -14,23 +14,15 @@ set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/probe
 mkdir -p "$out"
 cd "$(dirname "$0")/../.."
+source validate/gpu/common.sh
 bin=/tmp/memhier-suite
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-  nvcc --version | tail -2
-  ncu --version | tail -1
-} > "$out/environment.txt" 2>&1
+write_environment "$out/environment.txt"
 
 nvcc -O2 -arch=sm_90 -Ivalidate/probe validate/probe/constant_cache.cu -o /tmp/constant_cache &&
   /tmp/constant_cache > "$out/constant_cache.json"
 echo "constant_cache rc=$?" | tee -a "$out/environment.txt"
 
-if [ ! -x "$bin" ]; then
-  nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Imodel/include kernels/runner.cpp kernels/suite_util.cpp \
-    kernels/flush.cu kernels/cases_memory.cu kernels/cases_compute.cu -o "$bin" > "$out/build.log" 2>&1
-  echo "build rc=$?" | tee -a "$out/environment.txt"
-fi
+build_suite "$bin" "$out/build.log" "$out/environment.txt"  # always: a runner left by an older checkout would do
 
 traffic=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
 traffic+=,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum,gpu__time_duration.sum

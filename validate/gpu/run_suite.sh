@@ -16,16 +16,10 @@ set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/suite
 mkdir -p "$out"
 cd "$(dirname "$0")/../.."
+source validate/gpu/common.sh
 bin=/tmp/memhier-suite
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-  nvcc --version | tail -2
-  ncu --version | tail -1
-} > "$out/environment.txt" 2>&1
-nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Imodel/include kernels/runner.cpp kernels/suite_util.cpp \
-  kernels/flush.cu kernels/cases_memory.cu kernels/cases_compute.cu -o "$bin" > "$out/build.log" 2>&1
-echo "build rc=$?" | tee -a "$out/environment.txt"
+write_environment "$out/environment.txt"
+build_suite "$bin" "$out/build.log" "$out/environment.txt"
 "$bin" --out "$out/timings.jsonl" ${SUITE_FILTER:+--filter "$SUITE_FILTER"} 2> "$out/timings.log"
 echo "timings rc=$?" | tee -a "$out/environment.txt"
 metrics=$(python3 - <<'PY'
