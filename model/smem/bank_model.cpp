@@ -53,6 +53,8 @@ BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
     r.wavefronts += most;
     ++r.ideal;
   }
+  const auto data = static_cast<std::uint64_t>(addresses.size()) * size, width = std::uint64_t{banks} * bank_bytes;
+  r.ideal = std::max(r.ideal, static_cast<std::uint32_t>((data + width - 1) / width));
   return r;
 }
 
