@@ -5,9 +5,39 @@
 
 namespace memhier {
 
+namespace {
+
+// Accesses wider than a bank word, in half-warp phases: each phase as many wavefronts as its most-loaded bank has
+// distinct words; `ideal` one per phase with an active lane.
+BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses, unsigned size,
+                             unsigned banks, unsigned bank_bytes) {
+  constexpr unsigned lanes_per_phase = 16;
+  BankResult r;
+  std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
+  std::size_t i = 0;
+  while (i < addresses.size()) {
+    const unsigned phase = lanes[i] / lanes_per_phase;
+    int n = 0;
+    for (; i < addresses.size() && lanes[i] / lanes_per_phase == phase; ++i) {
+      const std::uint64_t first = addresses[i] / bank_bytes;
+      const std::uint64_t last = (addresses[i] + size - 1) / bank_bytes;
+      for (std::uint64_t w = first; w <= last; ++w) words[static_cast<std::size_t>(n++)] = w;
+    }
+    std::sort(words.begin(), words.begin() + n);
+    n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
+    std::array<std::uint32_t, 64> per_bank{};
+    std::uint32_t most = 0;
+    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[words[static_cast<std::size_t>(k)] % banks]);
+    r.wavefronts += most;
+    ++r.ideal;
+  }
+  return r;
+}
+
+}  // namespace
+
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes) {
-  const unsigned lanes_per_phase = size <= bank_bytes ? 32U : 16U;
   BankResult r;
   if (size <= bank_bytes) {
     // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
@@ -33,26 +63,10 @@ BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
     }
     r.wavefronts = addresses.empty() ? 0 : most;
     r.ideal = addresses.empty() ? 0 : 1;
-    return r;
+  } else {
+    r = phased_wavefronts(lanes, addresses, size, banks, bank_bytes);
   }
-  std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
-  std::size_t i = 0;
-  while (i < addresses.size()) {
-    const unsigned phase = lanes[i] / lanes_per_phase;
-    int n = 0;
-    for (; i < addresses.size() && lanes[i] / lanes_per_phase == phase; ++i) {
-      const std::uint64_t first = addresses[i] / bank_bytes;
-      const std::uint64_t last = (addresses[i] + size - 1) / bank_bytes;
-      for (std::uint64_t w = first; w <= last; ++w) words[static_cast<std::size_t>(n++)] = w;
-    }
-    std::sort(words.begin(), words.begin() + n);
-    n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
-    std::array<std::uint32_t, 64> per_bank{};
-    std::uint32_t most = 0;
-    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[words[static_cast<std::size_t>(k)] % banks]);
-    r.wavefronts += most;
-    ++r.ideal;
-  }
+  // Bytes the lanes move, a bank word per bank a wavefront (more than one phase's worth with fewer than 32 banks).
   const auto data = static_cast<std::uint64_t>(addresses.size()) * size, width = std::uint64_t{banks} * bank_bytes;
   r.ideal = std::max(r.ideal, static_cast<std::uint32_t>((data + width - 1) / width));
   return r;
