@@ -2,7 +2,9 @@
 // capacity edge, DRAM fetch granularity, L2 persisting windows, and identical results on any number of threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -504,3 +506,26 @@ TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {
     CHECK(run_example(name, sets, one) == run_example(name, sets, two));
   }
 }
+
+TEST_CASE("README's counter table is the simulator's counter table") {
+  // Each counter's row: | `name` | `ncu metric` (or -) | meaning |, in the table's order.
+  std::ifstream in(MEMHIER_TEST_README);
+  REQUIRE(in);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("| `")) rows.push_back(line);
+  std::vector<std::string> want;
+  for (const SimCounterInfo& i : sim_counter_table())
+    want.push_back("| `" + std::string(i.name) + "` | " +
+                   (i.ncu_metric.empty() ? std::string("-") : "`" + std::string(i.ncu_metric) + "`") + " | " +
+                   std::string(i.description) + " |");
+  // The README's other tables start their rows the same way; the counter rows must appear in order, none missing.
+  auto it = rows.begin();
+  for (const std::string& w : want) {
+    CAPTURE(w);
+    it = std::find(it, rows.end(), w);
+    CHECK(it != rows.end());
+    if (it == rows.end()) break;
+  }
+}
+

@@ -25,10 +25,10 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"l1_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_read.sum", &C::l1_ld_wavefronts, "of which loads"},
       {"shared_ld_requests", "smsp__inst_executed_op_shared_ld.sum", &C::shared_ld_requests, "warp-level shared loads"},
       {"shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", &C::shared_ld_wavefronts, "their wavefronts"},
-      {"shared_ld_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", &C::shared_ld_bank_conflicts, "wavefronts beyond one per phase"},
+      {"shared_ld_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", &C::shared_ld_bank_conflicts, "wavefronts beyond one per phase or the lanes' bytes / 128 B"},
       {"shared_st_requests", "smsp__inst_executed_op_shared_st.sum", &C::shared_st_requests, "shared stores"},
       {"shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", &C::shared_st_wavefronts, "their wavefronts"},
-      {"shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", &C::shared_st_bank_conflicts, "extra wavefronts"},
+      {"shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", &C::shared_st_bank_conflicts, "the same for stores"},
       // ncu counts neither among shared loads or stores (H100: histogram_shared's ATOMS, async_copy_pipeline's LDGSTS).
       {"shared_atom_requests", "", &C::shared_atom_requests, "warp-level shared atomics (not in ncu's shared ld/st counts)"},
       {"shared_atom_wavefronts", "", &C::shared_atom_wavefronts, "their wavefronts"},
