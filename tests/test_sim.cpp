@@ -529,3 +529,48 @@ TEST_CASE("README's counter table is the simulator's counter table") {
   }
 }
 
+
+TEST_CASE("L2 set-aside: whole ways rounded up, a window's lines held once at home; a buffer fits or thrashes by ways") {
+  // The H100 probe (validate/results/h100-2026-11-22f/probe) scaled down: a 512 KiB L2 of 4 slices x 64 sets x 16
+  // ways (a way: 32 KiB) and a persisting buffer of 5.5 ways (176 KiB, 5.5 lines a set) re-read 15 times while 2.75
+  // MiB stream past each time. 4 set-aside ways hold no set's share, so the buffer thrashes its own lines (LRU over a
+  // cycle longer than the ways); 5.2 ways asked are 6 granted, which hold every set's 5 or 6 lines, and hold them only
+  // because copies that far SMs keep in their own partition stay out of the set-aside (they would make it 8 a set).
+  Arch a = h100();
+  a.l2.size = 512U << 10U;
+  a.l2.slices = 4;
+  a.l2.persisting_max = 384U << 10U;
+  const std::string yaml = R"(kernel: persist
+params: {n: 45056, cycles: 16}
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays:
+  stream: {element: 4, length: 16 * n * cycles}
+  hot: {element: 4, length: n}
+l2:
+  persisting_set_aside: SETASIDE
+  windows: [{array: hot, hit_ratio: 1.0, hit_prop: persisting, miss_prop: streaming}]
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - for: c
+    to: cycles
+    do:
+      - for: j
+        to: 16
+        do:
+          - load: stream[(c * n + i) * 16 + j]
+            hint: cg
+      - load: hot[i]
+        hint: cg
+)";
+  auto with = [&](const std::string& set_aside) {
+    std::string y = yaml;
+    y.replace(y.find("SETASIDE"), 8, set_aside);
+    return run(a, y).l2_persisting_hits;
+  };
+  const std::uint64_t rereads = 15 * 45056 * 4 / 32;  // sectors read again after the first cycle
+  const std::uint64_t four_ways = with("128KiB"), six_ways = with("166KiB");
+  MESSAGE("persisting hits: 4 ways ", four_ways, ", 5.2 ways asked ", six_ways, " of ", rereads);
+  CHECK(four_ways < rereads / 20);
+  CHECK(six_ways > rereads * 95 / 100);
+  CHECK(with("192KiB") == six_ways);  // 6 ways asked: the same set-aside
+}

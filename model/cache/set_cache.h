@@ -11,15 +11,35 @@
 
 namespace memhier {
 
+// Where the L2 puts a line among all its sets (every slice's sets, `total` of them): its place within its run of
+// `total` consecutive lines, turned by an offset hashed from the run's number. A run thus covers every set of every
+// slice once, as the H100 spreads a contiguous buffer: a 16 MiB persisting buffer keeps most of its hits in 5
+// set-aside ways of 3.125 MiB (5.12 lines a set) and none in 4 (validate/results/h100-2026-11-22f/probe). Lines a
+// power of two apart (a column walk) land in other sets run by run instead of crowding a few, which the H100 does not
+// do either (transpose_naive writes its output to DRAM once: ncu dram__bytes_write). The slice is the index modulo
+// the slices, the set within the slice the quotient.
+inline std::uint64_t l2_place(std::uint64_t line, std::uint64_t total) {
+  const std::uint64_t run = line / total;
+  // The run's offset: a multiplicative hash of its number scaled to [0, total) by the high half of a 64 x 64-bit
+  // product (no second division: this runs for every L2 request and lookup).
+  __extension__ using u128 = unsigned __int128;
+  const std::uint64_t hash = (run + 1) * 0x9E3779B97F4A7C15ULL;
+  const auto offset = static_cast<std::uint64_t>((static_cast<u128>(hash) * total) >> 64U);
+  const std::uint64_t place = line - run * total + offset;
+  return place >= total ? place - total : place;
+}
+
 class SetCache {
  public:
   static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
   using Evicted = SectoredCache::Evicted;
 
-  // `first_stamp`: where the LRU clock starts (tests start it just below the wrap).
-  explicit SetCache(const CacheGeometry& g, std::uint32_t first_stamp = 0)
+  // `slices`: caches that share the address space, this one holding the lines l2_place() puts in it (their sets
+  // are numbered together: l2_place(line, slices x sets) / slices is a line's set here). `first_stamp`: where the LRU
+  // clock starts (tests start it just below the wrap).
+  explicit SetCache(const CacheGeometry& g, std::uint32_t slices = 1, std::uint32_t first_stamp = 0)
       : m_g(g),
-        m_set_bits(static_cast<unsigned>(std::bit_width(g.sets - 1))),
+        m_slices(slices),
         m_ways(std::size_t{g.sets} * g.ways),
         m_persist(g.sets, 0),
         m_clock(first_stamp) {}
@@ -62,11 +82,8 @@ class SetCache {
     std::uint8_t valid = 0, dirty = 0;
     Kind kind = kFree;
   };
-  // The set index folds the higher line bits in (XOR), as GPU caches hash their index: with the plain low bits, a
-  // column walk (lines a power-of-two stride apart, as a naive transpose's stores) would crowd into a few sets and
-  // thrash them, which the H100 does not do (transpose_naive writes its output to DRAM once: ncu dram__bytes_write).
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
-    return static_cast<std::uint32_t>((line ^ (line >> m_set_bits) ^ (line >> (2 * m_set_bits))) % m_g.sets);
+    return static_cast<std::uint32_t>(l2_place(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
   }
   std::uint32_t next_stamp() {
     if (m_clock == 0xFFFFFFFFU) renumber();
@@ -76,7 +93,7 @@ class SetCache {
   void renumber();
 
   CacheGeometry m_g;
-  unsigned m_set_bits;  // bits of a set index
+  std::uint32_t m_slices;
   std::vector<Way> m_ways;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::uint32_t m_persisting_ways = 0;

@@ -59,14 +59,19 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
     m_cache.touch(slot);
     m_cache.valid(slot) |= static_cast<std::uint8_t>(granules(missing));
   } else {
-    m_cache.valid(allocate(r, c)) = static_cast<std::uint8_t>(granules(missing));  // the copy itself is clean
+    // The copy itself is clean, and never persisting: the set-aside holds a window's lines once, at home. On the H100
+    // a 16 MiB persisting buffer read by SMs of both partitions keeps most of its benefit in 5 set-aside ways
+    // (15.6 MiB), which copies counted against the set-aside would overrun by half (validate/results/
+    // h100-2026-11-22f/probe/persisting_l2.json: s14_hot16 63.9 us a launch, no window 77.7, 6 ways 61.4).
+    const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
+    m_cache.valid(allocate(r.line, copy, c)) = static_cast<std::uint8_t>(granules(missing));
   }
   return missing;
 }
 
-std::uint32_t L2Slice::allocate(const L2Request& r, SimCounters& c) {
+std::uint32_t L2Slice::allocate(std::uint64_t line, L2Property property, SimCounters& c) {
   SetCache::Evicted ev;
-  const std::uint32_t slot = m_cache.insert(r.line, r.property, ev);
+  const std::uint32_t slot = m_cache.insert(line, property, ev);
   if (ev.valid && ev.dirty != 0)  // a dirty line homed here goes back to DRAM
     dram(ev.line * m_spec.geometry.line_bytes,
          static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
@@ -95,7 +100,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
   } else {
-    slot = allocate(r, c);
+    slot = allocate(r.line, r.property, c);
   }
   if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
     m_cache.valid(slot) |= static_cast<std::uint8_t>(want);

@@ -22,12 +22,14 @@ struct L2SliceSpec {
   int partitions = 1;
   std::uint64_t dram_row_bytes = 1024;
   std::uint64_t slice_width = 64;  // bytes per data-path beat
+  std::uint32_t slices = 1;        // of the whole L2 (sets are placed over all of them: l2_place)
 };
 
 class L2Slice {
  public:
-  explicit L2Slice(const L2SliceSpec& spec) : m_spec(spec), m_cache(spec.geometry) {}
+  explicit L2Slice(const L2SliceSpec& spec) : m_spec(spec), m_cache(spec.geometry, spec.slices) {}
   void set_persisting_ways(std::uint32_t ways) { m_cache.set_persisting_ways(ways); }
+  [[nodiscard]] std::uint32_t sets() const { return m_spec.geometry.sets; }
   void demote_persisting() { m_cache.demote_persisting(); }
   // Writes dirty data back and empties the slice (between launches under ncu-style cache control).
   void flush(SimCounters& c);
@@ -42,8 +44,8 @@ class L2Slice {
 
  private:
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c);
-  // A slot for r.line; a dirty victim is written back.
-  std::uint32_t allocate(const L2Request& r, SimCounters& c);
+  // A slot for `line` with `property`; a dirty victim is written back.
+  std::uint32_t allocate(std::uint64_t line, L2Property property, SimCounters& c);
   // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector.
   [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const;
   void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;

@@ -70,7 +70,8 @@ Machine make_machine(const Arch& arch) {
   g.sets = static_cast<std::uint32_t>(l2.size / (static_cast<std::uint64_t>(l2.slices) * l2.associativity * l2.line));
   for (int s = 0; s < l2.slices; ++s)
     m.slices.emplace_back(
-        L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes, l2.slice_width});
+        L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes, l2.slice_width,
+                    static_cast<std::uint32_t>(l2.slices)});
   return m;
 }
 
@@ -86,6 +87,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
   // Requests carry the SM in 16 bits and partitions in 8.
   if (arch.sm.count > 0xFFFF) throw InputError({arch.source_file}, "sm.count", "the simulator handles at most 65535 SMs");
+  // L2 placement numbers the sets of all slices in 32 bits (l2_place).
+  if (arch.l2.associativity > 0 && arch.l2.size / (static_cast<std::uint64_t>(arch.l2.associativity) * kLineBytes) > 0xFFFFFFFFULL)
+    throw InputError({arch.source_file}, "l2.size", "the simulator handles at most 2^32 L2 sets");
   if (arch.l2.partitions > 0xFF)
     throw InputError({arch.source_file}, "l2.partitions", "the simulator handles at most 255 partitions");
   // The coalescer and both cache levels count 32-byte sectors in 128-byte lines, as every NVIDIA GPU since Maxwell
@@ -121,7 +125,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     // L2 residency control for this launch.
     std::uint64_t set_aside = options.persisting_set_aside.value_or(launch.persisting_set_aside_bytes);
     set_aside = std::min(set_aside, arch.l2.persisting_max);
-    const auto persist_ways = static_cast<std::uint32_t>(set_aside * static_cast<std::uint64_t>(arch.l2.associativity) / arch.l2.size);
+    // The driver grants the set-aside in whole ways, rounding up: on the H100 (16 ways of 3.125 MiB) 4 MiB asked gives
+    // 6.25 MiB, 8 gives 9.375, 16 gives 18.75 (cudaDeviceGetLimit after cudaDeviceSetLimit; validate/results/
+    // h100-2026-11-22f/probe/persisting_l2.json).
+    const auto ways = static_cast<std::uint64_t>(arch.l2.associativity);
+    const auto persist_ways = static_cast<std::uint32_t>(std::min(ways, (set_aside * ways + arch.l2.size - 1) / arch.l2.size));
     for (L2Slice& s : machine.slices) {
       if (options.flush_between_launches) s.flush(total);
       if (launch.reset_persisting) s.demote_persisting();
@@ -141,6 +149,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.local_base = kLocalWindowBase;
     spec.threads_in_grid = launch.grid.count() * launch.block.count();
     spec.slices = arch.l2.slices;
+    spec.l2_sets = static_cast<std::uint64_t>(arch.l2.slices) * machine.slices.front().sets();
     spec.partitions = arch.l2.partitions;
     auto cycles = [](double c) { return static_cast<std::uint32_t>(std::max(1.0, std::round(c))); };
     spec.l1_latency = cycles(arch.l1.latency_cycles);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "../cache/set_cache.h"
+
 namespace memhier {
 
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm)
@@ -12,16 +14,11 @@ void SmFront::begin_wave(std::size_t wave) {
   if (wave == 0) m_requests = m_last_cycle = 0;
 }
 
-// Slices by an XOR fold of the line address, as the hardware hashes addresses over slices (its exact function is
-// undocumented); consecutive lines spread over all slices.
-int SmFront::slice_of(std::uint64_t line, int slices) {
-  line ^= (line >> 7U) ^ (line >> 14U) ^ (line >> 21U);
-  return static_cast<int>(line % static_cast<std::uint64_t>(slices));
-}
-
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
-  const int slice = slice_of(line, m_spec.slices);
+  // The hardware's hash over slices is undocumented; l2_place spreads consecutive lines over all slices and sets.
+  const auto slice = static_cast<int>(static_cast<std::uint32_t>(l2_place(line, m_spec.l2_sets)) %
+                                     static_cast<std::uint32_t>(m_spec.slices));  // sets of all slices: < 2^32
   ++m_requests;
   m_out[static_cast<std::size_t>(slice / m_spec.partitions) * m_lists.sms()].push_back(
       {m_cycle, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint8_t>(slice % m_spec.partitions),

@@ -20,6 +20,7 @@ struct SmFrontSpec {
   std::uint64_t local_base = 0;        // generic address of the local-memory window
   std::uint64_t threads_in_grid = 0;   // local memory is interleaved word by word across all threads
   int slices = 1;
+  std::uint64_t l2_sets = 1;  // sets of all slices together (l2_place)
   int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
   // Load-to-use latencies (SM cycles) that order the warps' issue: a load served by L1 (all sectors hit), by L2
   // (some missed L1; the L2's outcome is not known until the replay, so the mean of near and far), shared, constant.
@@ -40,7 +41,6 @@ class SmFront {
   // Requests made since the SM began wave 0 of the batch, and the latest cycle any of its waves issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
   [[nodiscard]] std::uint64_t last_cycle() const { return m_last_cycle; }
-  static int slice_of(std::uint64_t line, int slices);
 
  private:
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);

@@ -58,7 +58,9 @@ void write_html(const nlohmann::json& report, const fs::path& file, const std::s
     for (const auto& [name, cell] : c["counters"].items())
       h << fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{}</td></tr>\n", esc(c["case"].get<std::string>()),
                        name, cell["predicted"].get<double>(), cell["measured"].get<double>(),
-                       cell.contains("error_pct") ? fmt::format("{:+.1f}%", cell["error_pct"].get<double>()) : "");
+                       cell.contains("error_pct")      ? fmt::format("{:+.1f}%", cell["error_pct"].get<double>())
+                       : cell.contains("not_compared") ? esc("not compared: " + cell["not_compared"].get<std::string>())
+                                                       : "");
   h << "</table></body></html>\n";
 }
 

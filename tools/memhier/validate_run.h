@@ -22,6 +22,7 @@ struct CasePrediction {
   double launch_seconds = 0;  // the launches' overheads (an idle-GPU launch pays launch.idle_overhead)
   int launches = 0;
   SimCounters counters;  // summed over the counted run's launches
+  bool windows = false;  // a counted launch had an L2 access-policy window
   std::map<std::string, double> terms;  // each timing term's seconds, summed over the launches
 };
 

@@ -46,7 +46,8 @@ fig, ax = plt.subplots(figsize=(6, 6))
 metrics = sorted({m for c in cases for m in c["counters"]})
 for m in metrics:
     pts = [(c["counters"][m]["measured"], c["counters"][m]["predicted"]) for c in cases
-           if m in c["counters"] and c["counters"][m]["measured"] > 0 and c["counters"][m]["predicted"] > 0]
+           if m in c["counters"] and "not_compared" not in c["counters"][m]
+           and c["counters"][m]["measured"] > 0 and c["counters"][m]["predicted"] > 0]
     if pts:
         ax.scatter(*zip(*pts), s=10, label=m)
 ax.plot([1, 1e10], [1, 1e10], "k--", linewidth=1)
