@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "memhier/error.h"
 #include "memhier/mht.h"
@@ -27,5 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const memhier::InputError&) {
     // the expected outcome for damaged input
   }
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);  // each input's file goes; none is left in the temp folder
   return 0;
 }
