@@ -29,7 +29,8 @@ KernelLaunch launch(const std::string& name, std::uint32_t blocks) {
   return k;
 }
 
-// A block mixing every record shape: strided, delta, raw (random), partial masks, barriers, work, bulk copies.
+// A block mixing every record shape: strided, delta, raw (random), partial masks, no lane (predicated off), barriers,
+// work, bulk copies.
 BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
   BlockTrace b;
   b.clear();
@@ -39,7 +40,7 @@ BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
     for (int i = 0; i < 20; ++i) {
       WarpRecord r;
       r.pc = static_cast<std::uint32_t>(16 * (i % 7));
-      const int shape = static_cast<int>(rng() % 6);
+      const int shape = static_cast<int>(rng() % 7);
       if (shape == 5) {
         r.record = RecordKind::barrier;
         r.active_mask = 0xFFFFFFFFU;
@@ -47,7 +48,7 @@ BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
         b.add(r, {});
         continue;
       }
-      r.active_mask = shape == 4 ? static_cast<std::uint32_t>(rng() | 1U) : 0xFFFFFFFFU;
+      r.active_mask = shape == 4 ? static_cast<std::uint32_t>(rng() | 1U) : shape == 6 ? 0U : 0xFFFFFFFFU;  // 6: predicated off
       r.space = static_cast<AddressSpace>(rng() % kAddressSpaceCount);
       r.kind = static_cast<AccessKind>(rng() % kAccessKindCount);
       r.hint = static_cast<CacheHint>(rng() % kCacheHintCount);

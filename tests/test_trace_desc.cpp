@@ -336,3 +336,59 @@ TEST_CASE("every shipped example loads and generates its first blocks") {
   }
   CHECK(count >= 22);
 }
+
+TEST_CASE("predicated if: every warp that reaches it issues the body, with the lanes whose condition fails off") {
+  const std::string yaml = R"(kernel: p
+launch: {grid: 1, block: 64, registers: 16}
+arrays:
+  s: {element: 4, length: 64, space: shared}
+body:
+  - if: threadIdx.x < 16
+    predicated: true
+    then:
+      - load: s[threadIdx.x]
+      - if: threadIdx.x < 4
+        then:
+          - store: s[threadIdx.x]
+      - work: 2
+  - if: threadIdx.x < 16
+    then:
+      - load: s[threadIdx.x + 16]
+)";
+  Generated g = generate(yaml);
+  auto w0 = g.blocks[0].warp(0);
+  auto w1 = g.blocks[0].warp(1);
+  REQUIRE(w0.size() == 3);
+  CHECK(w0[0].active_mask == 0xFFFFU);
+  CHECK(w0[1].active_mask == 0xFU);  // a nested if inside a predicated one is predicated too
+  CHECK(w0[2].active_mask == 0xFFFFU);
+  CHECK(w0[2].work == 2);
+  REQUIRE(w1.size() == 2);  // warp 1 (threads 32-63) issues the load and the store with no lane on, skips the last if
+  CHECK(w1[0].active_mask == 0U);
+  CHECK(w1[0].kind == AccessKind::load);
+  CHECK(w1[1].active_mask == 0U);
+  CHECK(w1[1].kind == AccessKind::store);
+  CHECK(g.blocks[0].lane_addresses(w1[0]).empty());
+  CHECK(g.blocks[0].addresses.size() == 16 + 4 + 16);
+
+  const std::string loop = R"(kernel: p
+launch: {grid: 1, block: 32, registers: 16}
+arrays: {s: {element: 4, length: 64, space: shared}}
+body:
+  - if: threadIdx.x < 16
+    predicated: true
+    then:
+      - for: k
+        to: 2
+        do:
+          - load: s[k]
+)";
+  InputError e = gen_error(loop);
+  CHECK(e.where().line == 8);
+  CHECK(e.message().find("predicated if cannot hold a loop") != std::string::npos);
+  std::string bad = yaml;
+  bad.replace(bad.find("predicated: true"), 16, "predicated: often");
+  e = gen_error(bad);
+  CHECK(e.key() == "predicated");
+  CHECK(e.where().line == 7);
+}

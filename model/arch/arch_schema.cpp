@@ -66,6 +66,10 @@ constexpr std::array kFields{
             [](Arch& a) -> FieldRef { return &a.shared_memory.barrier_cycles; }},
   ArchField{"shared_memory.barrier_latency_cycles", K::cycles, true, "a barrier's delay on a warp's critical path",
             [](Arch& a) -> FieldRef { return &a.shared_memory.barrier_latency_cycles; }},
+  ArchField{"shared_memory.async_copy_predicated_loads", K::count, false,
+            "never-executed shared loads (@!PT LDS) nvcc issues before each cp.async; ncu counts them as shared-load "
+            "instructions; absent: none",
+            [](Arch& a) -> FieldRef { return &a.shared_memory.async_copy_predicated_loads; }},
   ArchField{"unified_l1.size", K::bytes, true, "L1 data cache + shared memory per SM",
             [](Arch& a) -> FieldRef { return &a.unified_l1.size; }},
   ArchField{"unified_l1.carveouts", K::bytes_list, true, "allowed shared-memory carveouts, ascending",

@@ -68,6 +68,8 @@ void check_shared(const Arch& a, const Checker& c) {
   c.positive(s.bandwidth_bytes_per_clock, "shared_memory.bandwidth_per_sm");
   c.positive(s.barrier_cycles, "shared_memory.barrier_cycles");
   c.positive(s.barrier_latency_cycles, "shared_memory.barrier_latency_cycles");
+  c.require(s.async_copy_predicated_loads >= 0 && s.async_copy_predicated_loads <= 16,
+            "shared_memory.async_copy_predicated_loads", "expected 0 to 16");
 
   const auto& carve = a.unified_l1.carveouts;
   c.require(!carve.empty(), "unified_l1.carveouts", "must list at least one carveout");

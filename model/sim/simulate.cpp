@@ -156,6 +156,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.l2_latency = cycles((arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2);
     spec.shared_latency = cycles(arch.shared_memory.latency_cycles);
     spec.constant_latency = cycles(arch.constant_cache.latency_cycles);
+    spec.async_copy_predicated_loads = static_cast<std::uint32_t>(arch.shared_memory.async_copy_predicated_loads);
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
     std::vector<std::unique_ptr<SmFront>> sms;
     sms.reserve(static_cast<std::size_t>(num_sms));

@@ -48,6 +48,15 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
     return {};
   }
   std::span<const std::uint64_t> a = b.lane_addresses(r);
+  if (a.empty()) {
+    // Issued with every lane predicated off (nvcc if-converts short branches): ncu's shared-memory instruction counts
+    // (smsp__inst_executed_op_shared_ld/st) include it (H100: reduction_shared's unrolled halving steps, every warp
+    // 16 LDS and 9 STS a block); it makes no request in l1tex, no wavefront and no sector.
+    if (r.space == AddressSpace::shared && r.kind == AccessKind::load) ++c.shared_ld_requests;
+    if (r.space == AddressSpace::shared && r.kind == AccessKind::store) ++c.shared_st_requests;
+    if (r.space == AddressSpace::shared && r.kind == AccessKind::async_copy) predicated_loads_of_async_copy();
+    return {};
+  }
   switch (r.space) {
     case AddressSpace::shared: {
       const BankResult w = banks(r, a);
@@ -61,6 +70,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
           c.shared_atom_wavefronts += w.wavefronts;
           return {static_cast<std::uint32_t>(w.wavefronts), r.kind == AccessKind::atomic ? m_spec.shared_latency : 0};
         case AccessKind::async_copy:
+          predicated_loads_of_async_copy();
           ++c.shared_async_requests;
           c.shared_async_wavefronts += w.wavefronts;
           return {static_cast<std::uint32_t>(w.wavefronts), 0};
@@ -102,6 +112,13 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       return global_access(r, a);
   }
   return {};
+}
+
+// nvcc issues each cp.async (LDGSTS) after shared_memory.async_copy_predicated_loads never-executed shared loads
+// (`@!PT LDS RZ, [RZ]`, three on sm_90 with CUDA 13.0); ncu counts them as executed shared-load instructions.
+void SmFront::predicated_loads_of_async_copy() {
+  counters.shared_ld_requests += m_spec.async_copy_predicated_loads;
+  counters.warp_instructions += m_spec.async_copy_predicated_loads;
 }
 
 void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {

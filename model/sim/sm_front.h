@@ -25,6 +25,7 @@ struct SmFrontSpec {
   // Load-to-use latencies (SM cycles) that order the warps' issue: a load served by L1 (all sectors hit), by L2
   // (some missed L1; the L2's outcome is not known until the replay, so the mean of near and far), shared, constant.
   std::uint32_t l1_latency = 1, l2_latency = 1, shared_latency = 1, constant_latency = 1;
+  std::uint32_t async_copy_predicated_loads = 0;  // never-executed LDS nvcc puts before each cp.async
 };
 
 class SmFront {
@@ -43,6 +44,7 @@ class SmFront {
   [[nodiscard]] std::uint64_t last_cycle() const { return m_last_cycle; }
 
  private:
+  void predicated_loads_of_async_copy();
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
   BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);

@@ -160,6 +160,7 @@ int run_info(const std::vector<std::string>& args) {
 }
 
 std::string describe_addresses(std::span<const std::uint64_t> a) {
+  if (a.empty()) return "predicated off, no lane";
   if (a.size() == 1) return fmt::format("0x{:x}", a[0]);
   const auto stride = static_cast<std::int64_t>(a[1] - a[0]);
   bool regular = true;

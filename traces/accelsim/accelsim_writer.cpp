@@ -146,6 +146,10 @@ std::size_t write_accelsim(TraceSource& source, const fs::path& dir) {
             continue;
           }
           auto a = block.lane_addresses(r);
+          if (a.empty()) {  // issued with every lane predicated off: no memory access to write
+            std::fprintf(out.f, "%04x %08x 0 NOP 0 0\n", r.pc, r.active_mask);
+            continue;
+          }
           if (r.kind == AccessKind::bulk_copy) {
             write_bulk_copy(out.f, r, a);
             continue;

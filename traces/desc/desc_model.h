@@ -22,6 +22,7 @@ struct Stmt {
   int var = -1;
   std::optional<Expression> from, to, step;
   std::uint32_t unroll = 1;  // loop: iterations i and j run the same instructions (pcs) only when i = j mod unroll
+  bool predicated = false;   // branch: if-converted; every warp reaching it issues the body, lanes off where cond is 0
   // access: array[index], copies also to_array[to_index]; bulk copies move `bytes`
   AccessKind kind = AccessKind::load;
   CacheHint hint = CacheHint::none;

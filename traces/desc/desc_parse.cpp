@@ -38,6 +38,7 @@ class Parser {
     throw InputError(loc(n), key, message);
   }
   void check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed, const std::string& context);
+  void check_predicable(std::vector<Stmt>& body, const std::string& key) const;
   [[nodiscard]] std::string scalar(const YAML::Node& n, const std::string& key) const;
   Expression expr(const YAML::Node& n, const std::string& key) { return {scalar(n, key), m_d->scope, loc(n), key}; }
   std::int64_t uniform(const YAML::Node& n, const std::string& key) { return expr(n, key).eval_uniform(m_d->scope); }
@@ -68,6 +69,22 @@ void Parser::check_keys(const YAML::Node& map, const std::vector<std::string_vie
       fail(kv.first, key, fmt::format("unknown key in {}{}", context, did_you_mean(key, allowed)));
     }
     if (!seen.insert(key).second) fail(kv.first, key, "duplicate key");
+  }
+}
+
+// nvcc if-converts short straight-line branches: a predicated body holds lets, accesses, work and nested ifs (which
+// are predicated too), never a loop or a barrier.
+void Parser::check_predicable(std::vector<Stmt>& body, const std::string& key) const {
+  for (Stmt& s : body) {
+    if (s.type == Stmt::Type::loop || s.type == Stmt::Type::barrier)
+      throw InputError(s.where, key,
+                       fmt::format("a predicated if cannot hold a {} (nvcc if-converts straight-line code only)",
+                                   s.type == Stmt::Type::loop ? "loop" : "barrier"));
+    if (s.type == Stmt::Type::branch) {
+      s.predicated = true;
+      check_predicable(s.body, "then");
+      check_predicable(s.else_body, "else");
+    }
   }
 }
 
@@ -358,12 +375,21 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
     }
     s.type = Stmt::Type::let;
   } else if (verb == "if") {
-    check_keys(n, {"if", "then", "else"}, "if");
+    check_keys(n, {"if", "then", "else", "predicated"}, "if");
     s.type = Stmt::Type::branch;
     s.cond.emplace(expr(n["if"], "if"));
     if (!n["then"]) fail(n, "then", "'if' needs a 'then' list");
+    if (n["predicated"]) {
+      const YAML::Node& p = n["predicated"];
+      if (!p.IsScalar() || !YAML::convert<bool>::decode(p, s.predicated))
+        fail(p, "predicated", "expected true or false");
+    }
     s.body = parse_body(n["then"], "then");
     if (n["else"]) s.else_body = parse_body(n["else"], "else");
+    if (s.predicated) {
+      check_predicable(s.body, "then");
+      check_predicable(s.else_body, "else");
+    }
   } else if (verb == "for") {
     check_keys(n, {"for", "from", "to", "step", "unroll", "do"}, "for");
     s.type = Stmt::Type::loop;

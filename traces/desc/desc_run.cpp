@@ -109,11 +109,14 @@ class Runner final : public DescriptionSource {
     }
   }
 
-  void run(const std::vector<Stmt>& body, std::uint32_t mask) {
+  // `issuing` is non-zero inside a predicated (if-converted) if: the lanes of the warp that reached it. There every
+  // statement issues even when no lane of `mask` is on, as nvcc's predicated instructions do.
+  void run(const std::vector<Stmt>& body, std::uint32_t mask, std::uint32_t issuing = 0) {
     for (const Stmt& s : body) {
-      if (mask == 0) return;
+      if (mask == 0 && issuing == 0) return;
       switch (s.type) {
         case Stmt::Type::let:
+          if (mask == 0) break;
           for (const auto& [slot, e] : s.lets) {
             Lanes64 v;
             eval_lanes(e, mask, v);
@@ -125,13 +128,16 @@ class Runner final : public DescriptionSource {
           break;
         case Stmt::Type::branch: {
           std::uint32_t taken = 0;
-          Lanes64 v;
-          eval_lanes(*s.cond, mask, v);
-          for_lanes(mask, [&](int lane) {
-            if (v[static_cast<std::size_t>(lane)] != 0) taken |= 1U << static_cast<unsigned>(lane);
-          });
-          run(s.body, taken);
-          run(s.else_body, mask & ~taken);
+          if (mask != 0) {
+            Lanes64 v;
+            eval_lanes(*s.cond, mask, v);
+            for_lanes(mask, [&](int lane) {
+              if (v[static_cast<std::size_t>(lane)] != 0) taken |= 1U << static_cast<unsigned>(lane);
+            });
+          }
+          const std::uint32_t issue = s.predicated ? (issuing != 0 ? issuing : mask) : 0;
+          run(s.body, taken, issue);
+          run(s.else_body, mask & ~taken, issue);
           break;
         }
         case Stmt::Type::loop:
@@ -151,10 +157,11 @@ class Runner final : public DescriptionSource {
         }
         case Stmt::Type::work: {
           std::int64_t most = 0;  // a warp issues an instruction once for all its active lanes
+          const std::uint32_t lanes = mask != 0 ? mask : issuing;  // predicated off: issued all the same
           Lanes64 v;
-          eval_lanes(*s.bytes, mask, v);
-          for_lanes(mask, [&](int lane) { most = std::max(most, v[static_cast<std::size_t>(lane)]); });
-          if (most < 0) fail_at(s.where, "work", std::countr_zero(mask), "negative work");
+          eval_lanes(*s.bytes, lanes, v);
+          for_lanes(lanes, [&](int lane) { most = std::max(most, v[static_cast<std::size_t>(lane)]); });
+          if (most < 0) fail_at(s.where, "work", std::countr_zero(lanes), "negative work");
           m_pending_work += static_cast<std::uint64_t>(most);
           break;
         }
@@ -224,6 +231,15 @@ class Runner final : public DescriptionSource {
     r.work = take_work();
     std::array<std::uint64_t, kWarpSize> lanes{};
     int n = 0;
+    if (mask == 0) {  // a predicated-off instruction: issued, no lane accesses memory
+      m_block->add(r, {});
+      if (s.kind == AccessKind::async_copy) {
+        r.space = AddressSpace::shared;
+        r.work = 0;
+        m_block->add(r, {});
+      }
+      return;
+    }
     if (s.kind == AccessKind::bulk_copy) {
       const int first = std::countr_zero(mask);
       const std::int64_t bytes = eval(*s.bytes, first);

@@ -81,6 +81,17 @@ void ChunkEncoder::add_record(const BlockTrace& block, const WarpRecord& r) {
   }
   auto lanes = block.lane_addresses(r);
   const std::size_t n = lanes.size();
+  if (n == 0) {  // issued with every lane predicated off: no addresses
+    m_out.push_back(static_cast<char>(tag | (kRaw << kModeShift)));
+    m_out.push_back(static_cast<char>(static_cast<unsigned>(r.space) | static_cast<unsigned>(r.kind) << 3U |
+                                      static_cast<unsigned>(r.hint) << 6U));
+    m_out.push_back(static_cast<char>(std::countr_zero(static_cast<unsigned>(r.size))));
+    put_varint(r.pc);
+    put_u32(r.active_mask);
+    if (r.work != 0) put_varint(r.work);
+    if (r.kind == AccessKind::bulk_copy) put_varint(r.bulk_bytes);
+    return;
+  }
   // Pick the address form: stride when the lanes form one arithmetic run, else deltas unless raw is smaller.
   Mode mode = kStride;
   std::int64_t stride = n > 1 ? static_cast<std::int64_t>(lanes[1] - lanes[0]) : 0;
@@ -197,11 +208,15 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     block.add(r, {});
     return;
   }
-  if (r.active_mask == 0) fail("memory record with no active lane");
   if (r.kind == AccessKind::bulk_copy) {
     const std::uint64_t bytes = get_varint();
     if (bytes > 0xFFFFFFFFULL) fail(fmt::format("bulk copy of {} bytes does not fit 32 bits", bytes));
     r.bulk_bytes = static_cast<std::uint32_t>(bytes);
+  }
+  if (r.active_mask == 0) {  // predicated off: issued, no addresses
+    if (mode != kRaw) fail("memory record with no active lane must use the raw address form");
+    block.add(r, {});
+    return;
   }
   const auto n = static_cast<std::size_t>(r.active_lanes());
   std::uint64_t& predicted = m_predictor.slot(r.pc);

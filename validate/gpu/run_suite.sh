@@ -12,6 +12,8 @@
 #                    second launch counts). Kernel replay would restore the buffers the kernel writes between its
 #                    passes, which leaves a different L2 state than the warm-up run did.
 #   once_*.jsonl     the case order and launch counts of the ncu runs
+#   suite_sass.txt.gz  cuobjdump -sass of the suite binary: what nvcc made of each kernel (predicated instructions,
+#                    vector widths, unrolling), which the kernel descriptions must match for ncu's instruction counts
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/suite
 mkdir -p "$out"
@@ -20,6 +22,7 @@ source validate/gpu/common.sh
 bin=/tmp/memhier-suite
 write_environment "$out/environment.txt"
 build_suite "$bin" "$out/build.log" "$out/environment.txt"
+cuobjdump -sass "$bin" 2>&1 | gzip -9 > "$out/suite_sass.txt.gz"
 "$bin" --out "$out/timings.jsonl" ${SUITE_FILTER:+--filter "$SUITE_FILTER"} 2> "$out/timings.log"
 echo "timings rc=$?" | tee -a "$out/environment.txt"
 metrics=$(python3 - <<'PY'

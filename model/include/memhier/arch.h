@@ -47,6 +47,7 @@ struct SharedMemorySpec {
   double bandwidth_bytes_per_clock = 0;  // per SM
   double barrier_cycles = 0;             // the shared-memory pipe's cycles per warp arriving at a barrier
   double barrier_latency_cycles = 0;     // a barrier's delay on a warp's critical path
+  int async_copy_predicated_loads = 0;   // never-executed LDS nvcc issues before each cp.async (ncu counts them)
 };
 
 struct UnifiedL1Spec {

@@ -47,7 +47,7 @@ bool parse_l2_property(std::string_view text, L2Property& out);
 // local: byte offset in the thread's local window; constant: byte offset in constant bank 0.
 struct WarpRecord {
   std::uint32_t pc = 0;           // byte offset of the instruction in its function
-  std::uint32_t active_mask = 0;  // bit i set: lane i takes part
+  std::uint32_t active_mask = 0;  // bit i set: lane i takes part; 0: issued with every lane predicated off
   std::uint32_t address_index = 0;  // first of popcount(active_mask) addresses in BlockTrace::addresses
   std::uint32_t work = 0;           // non-memory warp instructions issued since the warp's previous record
   std::uint32_t bulk_bytes = 0;     // bulk_copy only: bytes moved
