@@ -317,6 +317,25 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(atom["mean_abs_error_pct"] == 0.0);
   std::ofstream(dir / "was_off.json") << R"({"summary":{"counters":{"global_atom_requests":{"mean_abs_error_pct":100}}}})";
   CHECK(memhier(fmt::format("validate --results {0} --out {0}/r8 --no-plots --baseline {0}/was_off.json", dir.string())).rc == 0);
+  // L2 hit rate in points: the first case (32 MiB read once, cold: the model hits nothing) "measured" 25% hits.
+  std::ofstream(dir / "suite" / "ncu_cold.csv", std::ios::app)
+      << "\"0\",\"lts__t_sectors_op_read.sum\",\"1048576\"\n\"0\",\"lts__t_sectors_op_read_lookup_hit.sum\",\"262144\"\n";
+  Result rates = memhier(fmt::format("validate --results {0} --out {0}/r9 --no-plots --json", dir.string()));
+  REQUIRE(rates.rc == 0);
+  const auto rj = nlohmann::json::parse(rates.out);
+  const auto& l2 = rj["cases"][0]["hit_rates"]["l2_read_hit_rate"];
+  CHECK(l2["measured_pct"] == doctest::Approx(25.0));
+  CHECK(l2["predicted_pct"] == doctest::Approx(0.0));
+  CHECK(l2["error_points"] == doctest::Approx(-25.0));
+  CHECK_FALSE(rj["cases"][1].contains("hit_rates"));  // nothing measured for the second case
+  const auto& sum = rj["summary"]["hit_rates"]["l2_read_hit_rate"];
+  CHECK(sum["cases"] == 1);
+  CHECK(sum["within_5_points"] == 0.0);
+  CHECK(sum["mean_abs_error_points"] == doctest::Approx(25.0));
+  std::ofstream(dir / "rate.json") << R"({"summary":{"hit_rates":{"l2_read_hit_rate":{"mean_abs_error_points":2}}}})";
+  Result rate = memhier(fmt::format("validate --results {0} --out {0}/r10 --no-plots --baseline {0}/rate.json", dir.string()));
+  CHECK(rate.rc == 1);
+  CHECK(rate.err.find("l2_read_hit_rate mean error 25.000 points > baseline 2.000") != std::string::npos);
   fs::remove(dir / "suite" / "once_cold.jsonl");
   fs::remove(dir / "suite" / "ncu_cold.csv");
   // Two DRAM-bound cases, two unknowns: the fit is exact; its DRAM scale comes out negative (the bigger copy was

@@ -58,6 +58,13 @@ void print_table(const nlohmann::json& report) {
     std::cout << fmt::format("{:<20} {:>5}  {:>9.1f}%  {:>10.1f}%  {:>11}  {:>9}\n", name, c["cases"].get<int>(),
                              c["mean_abs_error_pct"].get<double>(), c["worst_abs_error_pct"].get<double>(),
                              c["within_0_5pct"].get<double>(), c["within_10pct"].get<double>());
+  if (s.contains("hit_rates") && !s["hit_rates"].empty()) {
+    std::cout << "\nhit rate (points)    cases  mean |err|  worst |err|  within 5 points\n";
+    for (const auto& [name, c] : s["hit_rates"].items())
+      std::cout << fmt::format("{:<20} {:>5}  {:>10.1f}  {:>11.1f}  {:>15}\n", name, c["cases"].get<int>(),
+                               c["mean_abs_error_points"].get<double>(), c["worst_abs_error_points"].get<double>(),
+                               c["within_5_points"].get<double>());
+  }
 }
 
 }  // namespace

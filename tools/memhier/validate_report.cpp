@@ -61,6 +61,14 @@ void write_html(const nlohmann::json& report, const fs::path& file, const std::s
                        cell.contains("error_pct")      ? fmt::format("{:+.1f}%", cell["error_pct"].get<double>())
                        : cell.contains("not_compared") ? esc("not compared: " + cell["not_compared"].get<std::string>())
                                                        : "");
+  h << "</table>\n<h2>Hit rates (predicted / ncu, percentage points)</h2><table><tr><th>case</th><th>rate</th>"
+       "<th>predicted</th><th>measured</th><th>error</th></tr>\n";
+  for (const auto& c : report["cases"])
+    if (c.contains("hit_rates"))
+      for (const auto& [name, cell] : c["hit_rates"].items())
+        h << fmt::format("<tr><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{:.1f}%</td><td>{:+.1f}</td></tr>\n",
+                         esc(c["case"].get<std::string>()), name, cell["predicted_pct"].get<double>(),
+                         cell["measured_pct"].get<double>(), cell["error_points"].get<double>());
   h << "</table></body></html>\n";
 }
 
