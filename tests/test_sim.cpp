@@ -327,6 +327,7 @@ TEST_CASE("a memory record with no active lane is counted as an instruction and 
   // The empty load makes no l1tex request: on the H100, stencil_2d's predicated halo LDGs count only in warps with a
   // lane on (ncu 423680 global load requests, as the model without them).
   CHECK(c.global_ld_requests == 1);
+  CHECK(c.load_waits == 1);  // warp 0's store waits on its load; the empty load leaves nothing to wait for
   CHECK(c.global_ld_sectors == 4);
   CHECK(c.global_st_sectors == 4);
 }

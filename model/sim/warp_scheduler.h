@@ -33,8 +33,10 @@ struct Resident {
 // memory (shared_waits).
 class LoadRuns {
  public:
+  // A load with no lane on (predicated off) reads nothing and leaves nothing to wait for.
   static bool is_load(const WarpRecord& r) {
-    return r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic) && r.space != AddressSpace::constant;
+    return r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic) &&
+           r.space != AddressSpace::constant && r.active_mask != 0;
   }
   // Whether issuing `r` needs the values of the loads of the run so far (the warp waits for them first).
   [[nodiscard]] bool consumes(const WarpRecord& r) const {

@@ -19,6 +19,8 @@
 #include <mutex>
 #include <regex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +82,39 @@ KernelLaunch launch_facts(const Sanitizer_LaunchData& l, const std::string& name
   return k;
 }
 
+// Driver-API arguments as the callbacks pass them (the *_params structs of CUDA's generated_cuda_meta.h, which does not
+// compile against CUDA 13's cuda.h on its own): each is the function's parameter list.
+struct LaunchKernelExParams {  // cuLaunchKernelEx, cuLaunchKernelEx_ptsz
+  const CUlaunchConfig* config;
+  CUfunction f;
+  void** kernel_params;
+  void** extra;
+};
+struct CtxSetLimitParams {  // cuCtxSetLimit
+  CUlimit limit;
+  std::size_t value;
+};
+struct StreamSetAttributeParams {  // cuStreamSetAttribute, cuStreamSetAttribute_ptsz
+  CUstream stream;
+  CUstreamAttrID attr;
+  const CUstreamAttrValue* value;
+};
+
+AccessPolicyWindow window_of(const CUaccessPolicyWindow& w) {
+  auto property = [](CUaccessProperty p) {
+    return p == CU_ACCESS_PROPERTY_PERSISTING ? L2Property::persisting
+           : p == CU_ACCESS_PROPERTY_STREAMING ? L2Property::streaming
+                                               : L2Property::normal;
+  };
+  AccessPolicyWindow out;
+  out.base = reinterpret_cast<std::uint64_t>(w.base_ptr);
+  out.bytes = w.num_bytes;
+  out.hit_ratio = static_cast<double>(w.hitRatio);
+  out.hit_prop = property(w.hitProp);
+  out.miss_prop = property(w.missProp);
+  return out;
+}
+
 class Tracer {
  public:
   Tracer() { configure(); }
@@ -95,11 +130,20 @@ class Tracer {
   void module_loaded(const Sanitizer_ResourceModuleData& m);
   void launch_begin(const Sanitizer_LaunchData& l);
   void launch_end(const Sanitizer_LaunchData& l);
+  void driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d);
 
   Config m_cfg;
   std::recursive_mutex m_mutex;  // Sanitizer calls made inside a callback can raise further callbacks
   std::map<CUcontext, ContextState> m_contexts;
   std::map<Sanitizer_LaunchHandle, Pending> m_pending;
+  // L2 residency control, followed through the driver calls that set it (a query from inside a launch callback can
+  // deadlock, so none is made): the access-policy window of the cuLaunchKernelEx between its entry and exit (num_bytes
+  // 0 if it set none), each stream's window, each context's persisting set-aside as asked (the model rounds it up to
+  // whole L2 ways, as the driver grants it), and cuCtxResetPersistingL2Cache calls not yet followed by a launch.
+  std::map<std::thread::id, CUaccessPolicyWindow> m_launch_window;
+  std::map<CUstream, CUaccessPolicyWindow> m_stream_window;
+  std::map<CUcontext, std::uint64_t> m_set_aside;
+  std::map<CUcontext, bool> m_reset_pending;
   std::unique_ptr<MhtWriter> m_writer;
   std::uint64_t m_matched = 0;
   bool m_failed = false;
@@ -199,6 +243,14 @@ void Tracer::launch_begin(const Sanitizer_LaunchData& l) {
   Pending& p = m_pending[l.hLaunch];
   p.state = &s;
   p.launch = launch_facts(l, name, m_cfg.arch);
+  const auto ex = m_launch_window.find(std::this_thread::get_id());
+  const auto st = m_stream_window.find(l.stream);
+  const CUaccessPolicyWindow* window = ex != m_launch_window.end()   ? &ex->second
+                                       : st != m_stream_window.end() ? &st->second
+                                                                     : nullptr;
+  if (window != nullptr && window->num_bytes > 0) p.launch.windows.push_back(window_of(*window));
+  p.launch.persisting_set_aside_bytes = m_set_aside[l.context];
+  p.launch.reset_persisting = std::exchange(m_reset_pending[l.context], false);
   std::uint64_t size = 0;
   if (sanitizerGetFunctionPcAndSize(l.module, l.functionName, &p.function_pc, &size) != SANITIZER_SUCCESS) p.function_pc = 0;
   p.host_header = TraceHeader{};
@@ -242,6 +294,38 @@ void Tracer::launch_end(const Sanitizer_LaunchData& l) {
   }
 }
 
+void Tracer::driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& d) {
+  const bool ok = d.callbackSite == SANITIZER_API_EXIT && d.functionReturnValue != nullptr &&
+                  *static_cast<const CUresult*>(d.functionReturnValue) == CUDA_SUCCESS;
+  if (cbid == SANITIZER_CBID_DRIVER_API_cuCtxResetPersistingL2Cache) {
+    if (ok) m_reset_pending[d.context] = true;
+    return;
+  }
+  if (cbid == SANITIZER_CBID_DRIVER_API_cuCtxSetLimit) {
+    const auto* p = static_cast<const CtxSetLimitParams*>(d.functionParams);
+    if (ok && p->limit == CU_LIMIT_PERSISTING_L2_CACHE_SIZE) m_set_aside[d.context] = p->value;
+    return;
+  }
+  if (cbid == SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute || cbid == SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute_ptsz) {
+    const auto* p = static_cast<const StreamSetAttributeParams*>(d.functionParams);
+    if (ok && p->attr == CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW && p->value != nullptr)
+      m_stream_window[p->stream] = p->value->accessPolicyWindow;
+    return;
+  }
+  // cuLaunchKernelEx and its per-thread-stream twin have the same parameters.
+  if (cbid != SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx && cbid != SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz) return;
+  if (d.callbackSite == SANITIZER_API_EXIT) {
+    m_launch_window.erase(std::this_thread::get_id());
+    return;
+  }
+  CUaccessPolicyWindow window{};
+  const CUlaunchConfig* config = static_cast<const LaunchKernelExParams*>(d.functionParams)->config;
+  if (config != nullptr)
+    for (unsigned i = 0; i < config->numAttrs; ++i)
+      if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) window = config->attrs[i].value.accessPolicyWindow;
+  m_launch_window[std::this_thread::get_id()] = window;
+}
+
 void Tracer::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   std::lock_guard<std::recursive_mutex> lock(m_mutex);
   if (m_finished || m_in_callback) return;  // ignore what our own Sanitizer calls raise
@@ -257,6 +341,8 @@ void Tracer::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid
     launch_begin(*static_cast<const Sanitizer_LaunchData*>(data));
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
     launch_end(*static_cast<const Sanitizer_LaunchData*>(data));
+  else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API)
+    driver_api(cbid, *static_cast<const Sanitizer_CallbackData*>(data));
 }
 
 void Tracer::finish() {
@@ -295,6 +381,12 @@ extern "C" int InitializeInjection() {
   }
   sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
   sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
+  // Only the calls that set L2 residency per launch: every other driver call stays callback-free.
+  for (Sanitizer_CallbackId cbid :
+       {SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz,
+        SANITIZER_CBID_DRIVER_API_cuCtxResetPersistingL2Cache, SANITIZER_CBID_DRIVER_API_cuCtxSetLimit,
+        SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute, SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute_ptsz})
+    sanitizerEnableCallback(1, handle, SANITIZER_CB_DOMAIN_DRIVER_API, cbid);
   std::atexit(at_exit);
   return 0;
 }

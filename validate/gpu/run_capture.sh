@@ -4,6 +4,7 @@
 # counts next to the description's counts for the same parameters. Results under $OUT/capture (default ./gpu-out):
 #   build.log, cases.tsv, traces/NAME.mht (small ones), info/NAME.captured.json, info/NAME.described.json,
 #   capture.log (per-case tracer reports), torch/ (the PyTorch capture)
+# CAPTURE_FILTER (a Perl regex on case ids) captures a subset; CAPTURE_TORCH=0 skips the PyTorch script.
 # Carry .deb/ (muparser, Boost.Program_options; see README "On the GPU machine").
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/capture
@@ -39,6 +40,7 @@ while IFS=$'\t' read -r id regime warm; do
   [ "$(stat -c %s "$trace" 2>/dev/null || echo 99999999)" -lt 3000000 ] && cp "$trace" "$out/traces/"
 done < "$out/cases.tsv"
 echo "suite captures: $(grep -c 'capture rc=0' "$out/capture.log") of $(wc -l < "$out/cases.tsv") rc=0"
+if [ "${CAPTURE_TORCH:-1}" = 0 ]; then tail -n 4 "$out/build.log"; grep -E "capture rc=[^0]|DROPPED|error" "$out/capture.log"; exit 0; fi
 timeout 120 "$memhier" trace capture -o /tmp/traces/torch_ops.mht --force -- python3 validate/gpu/torch_ops.py \
   > "$out/torch/capture.log" 2>&1
 echo "torch capture rc=$?"
