@@ -1,6 +1,7 @@
 // Simulation against hand-computed counts: coalescing, bank conflicts, broadcast, constant serialization, the L1
 // capacity edge, DRAM fetch granularity, L2 persisting windows, and identical results on any number of threads.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -30,6 +31,33 @@ SimCounters run(const Arch& arch, const std::string& yaml, const std::vector<Par
   auto result = simulate(arch, *src, opt);
   REQUIRE(!result.empty());
   return result.back().counters;
+}
+
+// Each of n threads runs 16 cycles of {16 streaming .cg loads, 1 .cg load of hot[i]} under a persisting window on hot.
+std::string persisting_kernel(const std::string& n, const std::string& set_aside) {
+  return fmt::format(R"(kernel: persist
+params: {{n: {}, cycles: 16}}
+launch: {{grid: 'ceil_div(n, 256)', block: 256, registers: 16}}
+arrays:
+  stream: {{element: 4, length: 16 * n * cycles}}
+  hot: {{element: 4, length: n}}
+l2:
+  persisting_set_aside: {}
+  windows: [{{array: hot, hit_ratio: 1.0, hit_prop: persisting, miss_prop: streaming}}]
+body:
+  - let: {{i: blockIdx.x * blockDim.x + threadIdx.x}}
+  - for: c
+    to: cycles
+    do:
+      - for: j
+        to: 16
+        do:
+          - load: stream[(c * n + i) * 16 + j]
+            hint: cg
+      - load: hot[i]
+        hint: cg
+)",
+                     n, set_aside);
 }
 
 SimCounters run_example(const std::string& name, const std::vector<ParamOverride>& sets, SimOptions opt = {}) {
@@ -228,28 +256,7 @@ TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream pa
   a.l2.persisting_max = 256U << 10U;
   // 16384 threads, one wave; each thread runs 16 cycles of {16 streaming loads, 1 load of hot[i]}. Warps issue in
   // lock step (round-robin), so between two reads of a hot line the whole cycle's stream passes: 1 MiB, twice L2.
-  const std::string yaml = R"(kernel: persist
-params: {n: 1 << 14, cycles: 16}
-launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
-arrays:
-  stream: {element: 4, length: 16 * n * cycles}
-  hot: {element: 4, length: n}
-l2:
-  persisting_set_aside: 256KiB
-  windows: [{array: hot, hit_ratio: 1.0, hit_prop: persisting, miss_prop: streaming}]
-body:
-  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
-  - for: c
-    to: cycles
-    do:
-      - for: j
-        to: 16
-        do:
-          - load: stream[(c * n + i) * 16 + j]
-            hint: cg
-      - load: hot[i]
-        hint: cg
-)";
+  const std::string yaml = persisting_kernel("1 << 14", "256KiB");
   // hot: 64 KiB = 2048 sectors read 16 times; with the window every read after the first hits the set-aside.
   SimCounters with = run(a, yaml);
   CHECK(with.l2_persisting_hits == 15 * 2048);
@@ -543,33 +550,7 @@ TEST_CASE("L2 set-aside: whole ways rounded up, a window's lines held once at ho
   a.l2.size = 512U << 10U;
   a.l2.slices = 4;
   a.l2.persisting_max = 384U << 10U;
-  const std::string yaml = R"(kernel: persist
-params: {n: 45056, cycles: 16}
-launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
-arrays:
-  stream: {element: 4, length: 16 * n * cycles}
-  hot: {element: 4, length: n}
-l2:
-  persisting_set_aside: SETASIDE
-  windows: [{array: hot, hit_ratio: 1.0, hit_prop: persisting, miss_prop: streaming}]
-body:
-  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
-  - for: c
-    to: cycles
-    do:
-      - for: j
-        to: 16
-        do:
-          - load: stream[(c * n + i) * 16 + j]
-            hint: cg
-      - load: hot[i]
-        hint: cg
-)";
-  auto with = [&](const std::string& set_aside) {
-    std::string y = yaml;
-    y.replace(y.find("SETASIDE"), 8, set_aside);
-    return run(a, y).l2_persisting_hits;
-  };
+  auto with = [&](const std::string& set_aside) { return run(a, persisting_kernel("45056", set_aside)).l2_persisting_hits; };
   const std::uint64_t rereads = 15 * 45056 * 4 / 32;  // sectors read again after the first cycle
   const std::uint64_t four_ways = with("128KiB"), six_ways = with("166KiB");
   MESSAGE("persisting hits: 4 ways ", four_ways, ", 5.2 ways asked ", six_ways, " of ", rereads);
@@ -585,8 +566,8 @@ TEST_CASE("shared-memory instruction counts include predicated-off instructions,
   const SimCounters r = run_example("reduction_shared", {{"n", "2048"}});  // 4 blocks
   CHECK(r.shared_ld_requests == 4 * 129);
   CHECK(r.shared_st_requests == 4 * 72);
-  // Wavefronts only from lanes that are on: 256 + 2 * (128 + 64 + 32 + 16 + 8 + 4 + 2 + 1) active lanes read,
-  // a wavefront per warp instruction with a lane on: 2 * (4 + 2 + 1 + 1 + 1 + 1 + 1 + 1) + 1 = 25 a block.
+  // Wavefronts only from instructions with a lane on, one each (no conflicts): 2 loads in the 4, 2, 1, 1, 1, 1, 1, 1
+  // warps with a thread below s = 128 ... 1, and warp 0's block-sum load: 2 * 12 + 1 = 25 a block.
   CHECK(r.shared_ld_wavefronts == 4 * 25);
   CHECK(r.global_ld_requests == 4 * 16);
 
