@@ -15,7 +15,7 @@ namespace {
 
 std::vector<std::uint64_t> sectors(const std::vector<std::uint64_t>& addresses, unsigned size) {
   SectorSet s;
-  coalesce(addresses, size, s);
+  coalesce(addresses, size, kLayoutUnknown, s);
   return {s.sector.begin(), s.sector.begin() + s.count};
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("coalescer: equals a brute-force count of touched sectors on random la
 }
 
 TEST_CASE("set cache: least recently used goes first, also across the stamp clock's wrap") {
-  for (const std::uint32_t start : {0U, 0xFFFFFFFFU - 5U}) {
+  for (const std::uint32_t start : {1U, SetCache::kMaxStamp - 5U}) {
     CAPTURE(start);
     SetCache c({128, 32, 1, 4}, 1, start);
     SetCache::Evicted ev;

@@ -58,7 +58,7 @@ BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
       std::vector<std::uint64_t> a(static_cast<std::size_t>(r.active_lanes()));
       const std::uint64_t base = 0x7f0000000000ULL + (rng() % (1ULL << 30U));
       for (std::size_t l = 0; l < a.size(); ++l) {
-        if (shape == 0) a[l] = base + 4 * l;                        // stride
+        if (shape == 0) a[l] = base + (r.size << (i % 3)) * l;      // stride: gapless, dense or neither
         else if (shape == 1) a[l] = base - 128 * l;                 // negative stride
         else if (shape == 2) a[l] = base + (rng() % 64) * 4;        // small deltas
         else a[l] = rng();                                          // raw
@@ -75,9 +75,11 @@ bool same(const BlockTrace& a, const BlockTrace& b) {
     const WarpRecord& x = a.records[i];
     const WarpRecord& y = b.records[i];
     if (x.pc != y.pc || x.active_mask != y.active_mask || x.work != y.work || x.bulk_bytes != y.bulk_bytes ||
-        x.record != y.record || x.space != y.space || x.kind != y.kind || x.hint != y.hint || x.size != y.size) {
+        x.record != y.record || x.space != y.space || x.kind != y.kind || x.hint != y.hint || x.size != y.size ||
+        x.layout != y.layout) {  // the decoder's layout from the encoding equals BlockTrace::add()'s from the addresses
       MESSAGE("record " << i << " differs: pc " << x.pc << "/" << y.pc << " mask " << x.active_mask << "/" << y.active_mask
-                        << " work " << x.work << "/" << y.work << " size " << int(x.size) << "/" << int(y.size));
+                        << " work " << x.work << "/" << y.work << " size " << int(x.size) << "/" << int(y.size)
+                        << " layout " << int(x.layout) << "/" << int(y.layout));
       return false;
     }
     auto la = a.lane_addresses(x);

@@ -1,7 +1,9 @@
 #pragma once
 // A sectored set-associative cache for modest associativity (the L2 slices): each set's ways sit together in memory
-// (16 bytes a way), so a lookup reads one set and nothing else. LRU by access stamps; persisting lines may hold at most
+// (its 16 tags in two host cache lines, its 16 replacement keys in one), so a lookup reads one set and nothing else.
+// LRU by access stamps; persisting lines may hold at most
 // `persisting_ways` of a set, other lines every way no persisting line holds; streaming lines enter as least recent.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -32,61 +34,77 @@ inline std::uint64_t l2_place(std::uint64_t line, std::uint64_t total) {
 class SetCache {
  public:
   static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
+  // The LRU clock runs up to here (31 bits: the top bit of a way's key marks persisting lines), then renumbers.
+  static constexpr std::uint32_t kMaxStamp = 0x7FFFFFFFU;
   using Evicted = SectoredCache::Evicted;
 
   // `slices`: caches that share the address space, this one holding the lines l2_place() puts in it (their sets
-  // are numbered together: l2_place(line, slices x sets) / slices is a line's set here). `first_stamp`: where the LRU
-  // clock starts (tests start it just below the wrap).
-  explicit SetCache(const CacheGeometry& g, std::uint32_t slices = 1, std::uint32_t first_stamp = 0)
+  // are numbered together: l2_place(line, slices x sets) / slices is a line's set here). `first_stamp` (below
+  // kMaxStamp): where the LRU clock starts (tests start it just below the wrap).
+  explicit SetCache(const CacheGeometry& g, std::uint32_t slices = 1, std::uint32_t first_stamp = 1)
       : m_g(g),
         m_slices(slices),
-        m_ways(std::size_t{g.sets} * g.ways),
+        m_tags(std::size_t{g.sets} * g.ways, kNoLine),
+        m_keys(std::size_t{g.sets} * g.ways, kFreeKey),
+        m_valid(std::size_t{g.sets} * g.ways, 0),
+        m_dirty(std::size_t{g.sets} * g.ways, 0),
         m_persist(g.sets, 0),
-        m_clock(first_stamp) {}
+        m_clock(std::max<std::uint32_t>(first_stamp, kOldKey)) {}
 
-  [[nodiscard]] std::uint32_t find(std::uint64_t line) const {
-    const std::uint32_t base = set_of(line) * m_g.ways;
-    for (std::uint32_t w = 0; w < m_g.ways; ++w) {
-      const Way& x = m_ways[base + w];
-      if (x.kind != kFree && x.tag == line) return base + w;
-    }
+  [[nodiscard]] std::uint32_t find(std::uint64_t line) const { return find(line, set_of(line)); }
+  // As find(), for a caller that knows the line's set (the L2 requests carry it).
+  [[nodiscard]] std::uint32_t find(std::uint64_t line, std::uint32_t set) const {
+    const std::uint32_t base = set * m_g.ways;
+    const std::uint64_t* tags = &m_tags[base];
+    for (std::uint32_t w = 0; w < m_g.ways; ++w)
+      if (tags[w] == line) return base + w;
     return kNone;
   }
-  void touch(std::uint32_t slot) { m_ways[slot].stamp = next_stamp(); }
-  std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
-  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_ways[slot].valid; }
-  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_ways[slot].dirty; }
-  [[nodiscard]] bool persisting(std::uint32_t slot) const { return m_ways[slot].kind == kPersist; }
+  void touch(std::uint32_t slot) { m_keys[slot] = (m_keys[slot] & kPersistBit) | next_stamp(); }
+  std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out) {
+    return insert(line, set_of(line), property, out);
+  }
+  std::uint32_t insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out);
+  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
+    return static_cast<std::uint32_t>(l2_place(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
+  }
+  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_valid[slot]; }
+  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }
+  [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
   void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
   void demote_persisting();
   // Drops the slot's line without writing it back (a stale copy: the caller knows it is clean).
   void invalidate(std::uint32_t slot) {
-    Way& w = m_ways[slot];
-    if (w.kind == kPersist) --m_persist[slot / m_g.ways];
-    w = Way{};
+    if (persisting(slot)) --m_persist[slot / m_g.ways];
+    clear(slot);
   }
   template <typename F>
   void flush(F&& on_dirty) {
-    for (Way& w : m_ways) {
-      if (w.kind != kFree && w.dirty != 0) on_dirty(w.tag, w.dirty);
-      w = Way{};
+    for (std::size_t w = 0; w < m_tags.size(); ++w) {
+      if (m_tags[w] != kNoLine && m_dirty[w] != 0) on_dirty(m_tags[w], m_dirty[w]);
+      clear(static_cast<std::uint32_t>(w));
     }
     std::fill(m_persist.begin(), m_persist.end(), 0);
   }
 
  private:
-  enum Kind : std::uint8_t { kFree = 0, kNormal = 1, kPersist = 2 };
-  struct Way {
-    std::uint64_t tag = 0;
-    std::uint32_t stamp = 0;
-    std::uint8_t valid = 0, dirty = 0;
-    Kind kind = kFree;
-  };
-  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
-    return static_cast<std::uint32_t>(l2_place(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
+  // A way's key orders it for replacement, lowest first: free ways (0), then normal lines that entered as least
+  // recent (streaming, demoted: 1), then normal lines by last use, then persisting lines by last use. A stamp is the
+  // LRU clock's value at the last use (2 and up); persisting lines carry the top bit above it. Ways are stored
+  // field by field (tags of a set together, keys of a set together), so a lookup or a victim search reads a few
+  // host cache lines and the compiler can vectorize the scans.
+  static constexpr std::uint64_t kNoLine = ~std::uint64_t{0};  // a free way's tag (no line number reaches it)
+  static constexpr std::uint32_t kFreeKey = 0;
+  static constexpr std::uint32_t kOldKey = 1;
+  static constexpr std::uint32_t kPersistBit = 0x80000000U;
+
+  void clear(std::uint32_t slot) {
+    m_tags[slot] = kNoLine;
+    m_keys[slot] = kFreeKey;
+    m_valid[slot] = m_dirty[slot] = 0;
   }
   std::uint32_t next_stamp() {
-    if (m_clock == 0xFFFFFFFFU) renumber();
+    if (m_clock >= kMaxStamp) renumber();
     return ++m_clock;
   }
   // Before the stamp clock wraps: each set's stamps become their ranks (order kept), and the clock restarts above them.
@@ -94,7 +112,9 @@ class SetCache {
 
   CacheGeometry m_g;
   std::uint32_t m_slices;
-  std::vector<Way> m_ways;
+  std::vector<std::uint64_t> m_tags;
+  std::vector<std::uint32_t> m_keys;
+  std::vector<std::uint8_t> m_valid, m_dirty;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::uint32_t m_persisting_ways = 0;
   std::uint32_t m_clock;

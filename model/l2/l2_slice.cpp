@@ -19,7 +19,13 @@ void L2Slice::flush(SimCounters& c) {
   });
 }
 
-std::uint32_t L2Slice::granules(std::uint32_t sectors) const {
+L2Slice::L2Slice(const L2SliceSpec& spec) : m_spec(spec), m_cache(spec.geometry, spec.slices) {
+  for (std::uint32_t s = 0; s < m_granules.size(); ++s) m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
+  for (std::uint64_t n = 0; n < m_beats.size(); ++n)
+    m_beats[n] = (n * spec.geometry.sector_bytes + spec.slice_width - 1) / spec.slice_width;
+}
+
+std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
   const CacheGeometry& g = m_spec.geometry;
   const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
   const std::uint32_t group_mask = (1U << group) - 1U;
@@ -34,8 +40,7 @@ std::uint32_t L2Slice::granules(std::uint32_t sectors) const {
 // copies included (validate/results/h100-2026-11-22/report): a write allocates its sectors without a fetch and counts
 // as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats.
 void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
-  const std::uint64_t bytes = sectors * m_spec.geometry.sector_bytes;
-  c.l2_beats += (bytes + m_spec.slice_width - 1) / m_spec.slice_width;
+  c.l2_beats += m_beats[sectors];
   switch (op) {
     case L2Op::read: c.l2_read_sectors += sectors; c.l2_read_hits += hits; break;
     case L2Op::write: c.l2_write_sectors += sectors; c.l2_write_hits += sectors; break;
@@ -45,7 +50,7 @@ void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCount
 }
 
 std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
-  const std::uint32_t slot = m_cache.find(r.line);
+  const std::uint32_t slot = m_cache.find(r.line, r.set);
   const std::uint32_t have = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
   count(r.op, static_cast<std::uint64_t>(std::popcount(r.sectors)),
         static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
@@ -64,22 +69,22 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
     // (15.6 MiB), which copies counted against the set-aside would overrun by half (validate/results/
     // h100-2026-11-22f/probe/persisting_l2.json: s14_hot16 63.9 us a launch, no window 77.7, 6 ways 61.4).
     const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
-    m_cache.valid(allocate(r.line, copy, c)) = static_cast<std::uint8_t>(granules(missing));
+    m_cache.valid(allocate(r, copy, c)) = static_cast<std::uint8_t>(granules(missing));
   }
   return missing;
 }
 
-std::uint32_t L2Slice::allocate(std::uint64_t line, L2Property property, SimCounters& c) {
+std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCounters& c) {
   SetCache::Evicted ev;
-  const std::uint32_t slot = m_cache.insert(line, property, ev);
+  const std::uint32_t slot = m_cache.insert(r.line, r.set, property, ev);
   if (ev.valid && ev.dirty != 0)  // a dirty line homed here goes back to DRAM
     dram(ev.line * m_spec.geometry.line_bytes,
          static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
   return slot;
 }
 
-void L2Slice::drop_copy(std::uint64_t line) {
-  const std::uint32_t slot = m_cache.find(line);
+void L2Slice::drop_copy(const L2Request& r) {
+  const std::uint32_t slot = m_cache.find(r.line, r.set);
   if (slot != SetCache::kNone) m_cache.invalidate(slot);
 }
 
@@ -92,7 +97,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
   if (far && r.op != L2Op::write) want = granules(sectors);
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (far) c.l2_far_sectors += n;
-  std::uint32_t slot = m_cache.find(r.line);
+  std::uint32_t slot = m_cache.find(r.line, r.set);
   const std::uint32_t before = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
   const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
   count(r.op, n, hits, c);
@@ -100,7 +105,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
   } else {
-    slot = allocate(r.line, r.property, c);
+    slot = allocate(r, r.property, c);
   }
   if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
     m_cache.valid(slot) |= static_cast<std::uint8_t>(want);

@@ -9,6 +9,8 @@
 // which invalidates the copies other partitions hold. ncu counts both lookups, so a far read costs 1.5x the sectors of
 // a near one for whole lines (validate/results/h100-2026-11-22/sim_check), and copies shrink the capacity left for
 // distinct lines (DRAM write-backs of a streaming copy: validate/results/h100-2026-11-22/report).
+#include <array>
+
 #include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
 #include "memhier/sim.h"
@@ -27,7 +29,7 @@ struct L2SliceSpec {
 
 class L2Slice {
  public:
-  explicit L2Slice(const L2SliceSpec& spec) : m_spec(spec), m_cache(spec.geometry, spec.slices) {}
+  explicit L2Slice(const L2SliceSpec& spec);
   void set_persisting_ways(std::uint32_t ways) { m_cache.set_persisting_ways(ways); }
   [[nodiscard]] std::uint32_t sets() const { return m_spec.geometry.sets; }
   void demote_persisting() { m_cache.demote_persisting(); }
@@ -40,18 +42,21 @@ class L2Slice {
   // home slice (none when the copy holds every requested sector of a read).
   std::uint32_t near(const L2Request& r, SimCounters& c);
   // A write at home makes other partitions' copies stale.
-  void drop_copy(std::uint64_t line);
+  void drop_copy(const L2Request& r);
 
  private:
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c);
   // A slot for `line` with `property`; a dirty victim is written back.
-  std::uint32_t allocate(std::uint64_t line, L2Property property, SimCounters& c);
-  // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector.
-  [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const;
+  std::uint32_t allocate(const L2Request& r, L2Property property, SimCounters& c);
+  // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector: from a table of every mask.
+  [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const { return m_granules[sectors]; }
+  [[nodiscard]] std::uint32_t compute_granules(std::uint32_t sectors) const;
   void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;
 
   L2SliceSpec m_spec;
   SetCache m_cache;
+  std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
+  std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
   std::uint64_t m_open_row = ~0ULL;
 };
 

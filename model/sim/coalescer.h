@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 
+#include "memhier/trace.h"
+
 namespace memhier {
 
 // Up to 32 lanes x 16 bytes, each possibly straddling: at most 64 sectors (after de-duplication far fewer).
@@ -14,13 +16,13 @@ struct SectorSet {
   int count = 0;
 };
 
-inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, SectorSet& out) {
+// `layout`: what is known of the addresses (LaneLayout bits; kLayoutUnknown: the coalescer looks).
+inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, std::uint8_t layout, SectorSet& out) {
   // The common case first: ascending lanes at most a sector apart (unit and small strides, float4, broadcast) touch
-  // every sector from the first lane's to the last lane's end, and nothing else. One branch-free pass checks it.
+  // every sector from the first lane's to the last lane's end, and nothing else.
   if (!addresses.empty()) {
-    std::uint64_t far_apart = 0;
-    for (std::size_t i = 1; i < addresses.size(); ++i) far_apart |= static_cast<std::uint64_t>(addresses[i] - addresses[i - 1] > 32);
-    if (far_apart == 0) {
+    if ((layout & kLayoutKnown) == 0) layout = lane_layout(addresses, size);
+    if ((layout & kLayoutDense) != 0) {
       const std::uint64_t first = addresses.front() >> 5U, last = (addresses.back() + size - 1) >> 5U;
       out.count = static_cast<int>(last - first + 1);
       for (int i = 0; i < out.count; ++i) out.sector[static_cast<std::size_t>(i)] = first + static_cast<std::uint64_t>(i);

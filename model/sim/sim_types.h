@@ -15,15 +15,18 @@ enum class L2Op : std::uint8_t { read, write, atom, red };
 
 // One request for some sectors of one line. Each SM lists its requests in issue order; (cycle, SM) then orders them
 // across SMs (the cycle its instruction issued in: warp_scheduler.h).
+// 24 bytes: the lists of a batch are long, so the op and property share a byte.
 struct L2Request {
   std::uint64_t cycle = 0;
   std::uint64_t line = 0;    // address / 128
+  std::uint32_t set = 0;     // the line's set within its slice (l2_place), the same in every slice of its group
   std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested
   std::uint8_t home = 0;     // partition of the line's home slice
   std::uint8_t from = 0;     // partition of the requesting SM
-  L2Op op = L2Op::read;
-  L2Property property = L2Property::normal;
+  L2Op op : 4 = L2Op::read;
+  L2Property property : 4 = L2Property::normal;
 };
+static_assert(sizeof(L2Request) == 24);
 
 // The L2 requests of a batch of waves: a list per (wave, slice group, SM), those one group replays for one wave side by
 // side (the replay reads them all; the SM phase writes each SM's own lists only).

@@ -242,7 +242,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           if (forward != 0) group[home].home(r, forward, home != from, sc);
           if (r.op != L2Op::read)  // the data changed: copies elsewhere are stale (near() dropped the requester's)
             for (int p = 0; p < parts; ++p)
-              if (p != home && p != from) group[p].drop_copy(r.line);
+              if (p != home && p != from) group[p].drop_copy(r);
         };
         std::vector<std::uint64_t> heap;
         heap.reserve(sm_count);

@@ -17,12 +17,19 @@ void SmFront::begin_wave(std::size_t wave) {
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   // The hardware's hash over slices is undocumented; l2_place spreads consecutive lines over all slices and sets.
-  const auto slice = static_cast<int>(static_cast<std::uint32_t>(l2_place(line, m_spec.l2_sets)) %
-                                     static_cast<std::uint32_t>(m_spec.slices));  // sets of all slices: < 2^32
+  const auto place = static_cast<std::uint32_t>(l2_place(line, m_spec.l2_sets));  // sets of all slices: < 2^32
+  const auto slices = static_cast<std::uint32_t>(m_spec.slices);
+  const auto slice = static_cast<int>(place % slices);
   ++m_requests;
-  m_out[static_cast<std::size_t>(slice / m_spec.partitions) * m_lists.sms()].push_back(
-      {m_cycle, line, static_cast<std::uint8_t>(sectors), static_cast<std::uint8_t>(slice % m_spec.partitions),
-       static_cast<std::uint8_t>(m_sm % m_spec.partitions), op, p});
+  L2Request& r = m_out[static_cast<std::size_t>(slice / m_spec.partitions) * m_lists.sms()].emplace_back();
+  r.cycle = m_cycle;
+  r.line = line;
+  r.set = place / slices;
+  r.sectors = static_cast<std::uint8_t>(sectors);
+  r.home = static_cast<std::uint8_t>(slice % m_spec.partitions);
+  r.from = static_cast<std::uint8_t>(m_sm % m_spec.partitions);
+  r.op = op;
+  r.property = p;
 }
 
 template <typename F>
@@ -105,11 +112,11 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
         const std::uint64_t t = thread_base + static_cast<std::uint64_t>(std::countr_zero(m));
         m_mapped[i] = m_spec.local_base + ((a[i] / 4) * m_spec.threads_in_grid + t) * 4 + a[i] % 4;
       }
-      return global_access(r, {m_mapped.data(), a.size()});
+      return global_access(r, {m_mapped.data(), a.size()}, kLayoutUnknown);  // the record's layout is of offsets
     }
     case AddressSpace::global:
     case AddressSpace::texture:
-      return global_access(r, a);
+      return global_access(r, a, r.layout);
   }
   return {};
 }
@@ -176,7 +183,7 @@ std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uin
   return full;
 }
 
-IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a) {
+IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
   SimCounters& c = counters;
   if (r.kind == AccessKind::bulk_copy) {  // the TMA engine reads through L2 into shared memory
     std::uint32_t lines = 0;
@@ -192,7 +199,8 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
     }
     return {lines, 0};
   }
-  coalesce(a, r.size, m_sectors);
+  if ((layout & kLayoutKnown) == 0) layout = lane_layout(a, r.size);
+  coalesce(a, r.size, layout, m_sectors);
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
   std::uint32_t lines = 0;
   for (int i = 0; i < m_sectors.count; ++i)
@@ -208,8 +216,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
     case AccessKind::store: {
       (local ? c.local_st_requests : c.global_st_requests) += 1;
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
-      bool gapless = !a.empty();
-      for (std::size_t i = 1; i < a.size(); ++i) gapless &= a[i] == a[i - 1] + r.size;
+      const bool gapless = (layout & kLayoutGapless) != 0;
       for_lines([&](std::uint64_t line, std::uint32_t mask) {
         // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
         // allocated (not for .cg, which caches in L2 only) or refreshed, and a sector becomes readable only where

@@ -45,7 +45,8 @@ class SmFront {
 
  private:
   void predicated_loads_of_async_copy();
-  IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses);
+  // `layout`: what is known of the addresses (LaneLayout bits).
+  IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses, std::uint8_t layout);
   // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
   BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.

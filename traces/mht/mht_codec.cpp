@@ -220,18 +220,32 @@ void ChunkDecoder::get_record(BlockTrace& block) {
   }
   const auto n = static_cast<std::size_t>(r.active_lanes());
   std::uint64_t& predicted = m_predictor.slot(r.pc);
-  const std::span<std::uint64_t> lanes = block.add_lanes(r, n);  // decoded in place: no second copy
+  // Addresses are decoded in place (no second copy), with their layout (trace.h) from the form they come in.
+  if (mode == kStride) {
+    const std::uint64_t first = predicted + static_cast<std::uint64_t>(get_signed());
+    const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
+    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
+                                                  (n == 1 || stride == r.size ? kLayoutGapless : 0));
+    const std::span<std::uint64_t> lanes = block.add_lanes(r, n, layout);
+    // Two lanes a step, in two independent sums (no 64-bit multiply: SSE has none, so this vectorizes).
+    std::uint64_t even = first, odd = first + stride;
+    std::size_t i = 0;
+    for (; i + 1 < n; i += 2, even += 2 * stride, odd += 2 * stride) {
+      lanes[i] = even;
+      lanes[i + 1] = odd;
+    }
+    if (i < n) lanes[i] = even;
+    predicted = first;
+    return;
+  }
+  const std::span<std::uint64_t> lanes = block.add_lanes(r, n);
   if (mode == kRaw) {
     for (std::uint64_t& a : lanes) a = get_le<std::uint64_t>();
   } else {
     lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
-    if (mode == kStride) {
-      const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
-      for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + stride;
-    } else {
-      for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_signed());
-    }
+    for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_signed());
   }
+  block.records.back().layout = lane_layout(lanes, r.size);
   predicted = lanes[0];
 }
 

@@ -42,6 +42,26 @@ bool parse_access_kind(std::string_view text, AccessKind& out);
 bool parse_cache_hint(std::string_view text, CacheHint& out);
 bool parse_l2_property(std::string_view text, L2Property& out);
 
+// What is known of a record's lane addresses, for consumers that would otherwise scan them (the coalescer):
+// BlockTrace::add() works it out; a decoder that writes addresses itself (add_lanes) may state it from its encoding.
+enum LaneLayout : std::uint8_t {
+  kLayoutUnknown = 0,
+  kLayoutKnown = 1,    // the other bits say what holds
+  kLayoutDense = 2,    // every lane's address is 0 to 32 bytes above the previous lane's
+  kLayoutGapless = 4,  // every lane's address is `size` bytes above the previous lane's
+};
+
+// Works out the layout of `addresses` (the lanes of a record of `size`-byte accesses).
+inline std::uint8_t lane_layout(std::span<const std::uint64_t> addresses, unsigned size) {
+  std::uint64_t far_apart = 0, gap = 0;
+  for (std::size_t i = 1; i < addresses.size(); ++i) {
+    const std::uint64_t d = addresses[i] - addresses[i - 1];
+    far_apart |= static_cast<std::uint64_t>(d > 32);
+    gap |= d ^ size;
+  }
+  return static_cast<std::uint8_t>(kLayoutKnown | (far_apart == 0 ? kLayoutDense : 0) | (gap == 0 ? kLayoutGapless : 0));
+}
+
 // One warp-level record. Addresses: one per active lane, in lane order, stored in the owning block's pool.
 // Address meaning by space: global/texture: virtual address; shared: byte offset in the block's shared window;
 // local: byte offset in the thread's local window; constant: byte offset in constant bank 0.
@@ -56,6 +76,7 @@ struct WarpRecord {
   AccessKind kind = AccessKind::load;
   CacheHint hint = CacheHint::none;
   std::uint8_t size = 4;  // bytes per lane: 1, 2, 4, 8 or 16
+  std::uint8_t layout = kLayoutUnknown;  // LaneLayout bits, set by BlockTrace
 
   [[nodiscard]] int active_lanes() const { return std::popcount(active_mask); }
   [[nodiscard]] bool is_memory() const { return record == RecordKind::memory; }
@@ -85,13 +106,16 @@ struct BlockTrace {
   void begin_warp() { warp_begin.push_back(static_cast<std::uint32_t>(records.size())); }
   void add(WarpRecord r, std::span<const std::uint64_t> lane_addrs) {
     r.address_index = static_cast<std::uint32_t>(addresses.size());
+    r.layout = lane_layout(lane_addrs, r.size);
     addresses.insert(addresses.end(), lane_addrs.begin(), lane_addrs.end());
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
   }
-  // As add(), for a caller that writes the `lanes` addresses into the returned pool slots itself.
-  std::span<std::uint64_t> add_lanes(WarpRecord r, std::size_t lanes) {
+  // As add(), for a caller that writes the `lanes` addresses into the returned pool slots itself; `layout` is what it
+  // knows of them (kLayoutUnknown: nothing).
+  std::span<std::uint64_t> add_lanes(WarpRecord r, std::size_t lanes, std::uint8_t layout = kLayoutUnknown) {
     r.address_index = static_cast<std::uint32_t>(addresses.size());
+    r.layout = layout;
     addresses.resize(addresses.size() + lanes);
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
