@@ -113,11 +113,11 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
-  const std::uint32_t fetch = granules(want & ~before);
   const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
-  for (unsigned first = 0; first < g.line_bytes / g.sector_bytes; first += group) {
+  for (std::uint32_t fetch = granules(want & ~before); fetch != 0;) {  // granule by granule, lowest first
+    const auto first = static_cast<unsigned>(std::countr_zero(fetch));
     const std::uint32_t gm = ((1U << group) - 1U) << first;
-    if ((fetch & gm) == 0) continue;
+    fetch &= ~gm;
     dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
     m_cache.valid(slot) |= static_cast<std::uint8_t>(gm & ~static_cast<std::uint32_t>(m_cache.dirty(slot)));
   }

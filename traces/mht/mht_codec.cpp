@@ -136,6 +136,14 @@ void ChunkDecoder::need(std::size_t n) const {
 
 std::uint64_t ChunkDecoder::get_long_varint() {
   std::uint64_t v = 0;
+  if (m_size - m_pos >= 10) {  // the longest number fits: no end-of-data test per byte
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+      const std::uint8_t b = m_data[m_pos++];
+      v |= static_cast<std::uint64_t>(b & 0x7FU) << (shift & 63U);
+      if ((b & 0x80U) == 0) return v;
+    }
+    fail("number longer than 10 bytes");
+  }
   for (unsigned shift = 0; shift < 64; shift += 7) {
     if (m_pos == m_size) fail("record data ends inside a number");
     const std::uint8_t b = m_data[m_pos++];
