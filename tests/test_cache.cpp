@@ -107,6 +107,36 @@ TEST_CASE("set cache: a streaming line enters least recent and goes before older
   CHECK(victim(c, 3) == 2);
 }
 
+TEST_CASE("set cache: persisting lines keep to their ways, a full set-aside replaces its oldest; a reset demotes them") {
+  SetCache c({128, 32, 1, 4});
+  c.set_persisting_ways(2);
+  SetCache::Evicted ev;
+  c.insert(1, L2Property::persisting, ev);
+  c.insert(2, L2Property::persisting, ev);
+  // The set-aside (2 ways) is full: the third persisting line replaces the oldest, though two ways are free.
+  c.insert(3, L2Property::persisting, ev);
+  REQUIRE(ev.valid);
+  CHECK(ev.line == 1);
+  CHECK(c.persisting(c.find(3)));
+  c.insert(4, L2Property::normal, ev);
+  CHECK_FALSE(ev.valid);  // the free ways
+  c.insert(5, L2Property::normal, ev);
+  CHECK_FALSE(ev.valid);
+  // Normal lines go before persisting ones, oldest first, though persisting line 2 is older than both.
+  CHECK(victim(c, 6) == 4);
+  // cudaCtxResetPersistingL2Cache: 2 and 3 become normal and least recent, so they go next, then 5 (older than 6).
+  c.demote_persisting();
+  CHECK_FALSE(c.persisting(c.find(2)));
+  const std::uint64_t first = victim(c, 7), second = victim(c, 8);
+  CHECK(std::set<std::uint64_t>{first, second} == std::set<std::uint64_t>{2, 3});
+  CHECK(victim(c, 9) == 5);
+  // A dropped copy frees its way, which the next line takes without evicting anything.
+  c.invalidate(c.find(6));
+  c.insert(10, L2Property::normal, ev);
+  CHECK_FALSE(ev.valid);
+  CHECK(c.find(6) == SetCache::kNone);
+}
+
 TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a column walk spreads over many sets") {
   const std::uint64_t total = 25600;  // the H100's: 100 slices x 256 sets
   std::mt19937_64 rng(11);
