@@ -1,8 +1,8 @@
 #pragma once
 // A sectored set-associative cache for modest associativity (the L2 slices): each set's ways sit together in memory
 // (its 16 tags in two host cache lines, its 16 replacement keys in one), so a lookup reads one set and nothing else.
-// LRU by access stamps; persisting lines may hold at most
-// `persisting_ways` of a set, other lines every way no persisting line holds; streaming lines enter as least recent.
+// LRU by access stamps; persisting lines may hold at most `persisting_ways` of a set, other lines every way no
+// persisting line holds; streaming lines enter as least recent.
 #include <algorithm>
 #include <bit>
 #include <cstdint>

@@ -136,16 +136,9 @@ void ChunkDecoder::need(std::size_t n) const {
 
 std::uint64_t ChunkDecoder::get_long_varint() {
   std::uint64_t v = 0;
-  if (m_size - m_pos >= 10) {  // the longest number fits: no end-of-data test per byte
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-      const std::uint8_t b = m_data[m_pos++];
-      v |= static_cast<std::uint64_t>(b & 0x7FU) << (shift & 63U);
-      if ((b & 0x80U) == 0) return v;
-    }
-    fail("number longer than 10 bytes");
-  }
+  const bool room = m_size - m_pos >= 10;  // the longest number fits: no end-of-data test per byte
   for (unsigned shift = 0; shift < 64; shift += 7) {
-    if (m_pos == m_size) fail("record data ends inside a number");
+    if (!room && m_pos == m_size) fail("record data ends inside a number");
     const std::uint8_t b = m_data[m_pos++];
     v |= static_cast<std::uint64_t>(b & 0x7FU) << shift;
     if ((b & 0x80U) == 0) return v;
@@ -228,7 +221,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
   }
   const auto n = static_cast<std::size_t>(r.active_lanes());
   std::uint64_t& predicted = m_predictor.slot(r.pc);
-  // Addresses are decoded in place (no second copy), with their layout (trace.h) from the form they come in.
+  // Addresses are decoded in place (no second copy); a strided record's layout (trace.h) follows from its stride.
   if (mode == kStride) {
     const std::uint64_t first = predicted + static_cast<std::uint64_t>(get_signed());
     const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
@@ -253,7 +246,6 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
     for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_signed());
   }
-  block.records.back().layout = lane_layout(lanes, r.size);
   predicted = lanes[0];
 }
 

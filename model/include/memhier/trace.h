@@ -42,8 +42,9 @@ bool parse_access_kind(std::string_view text, AccessKind& out);
 bool parse_cache_hint(std::string_view text, CacheHint& out);
 bool parse_l2_property(std::string_view text, L2Property& out);
 
-// What is known of a record's lane addresses, for consumers that would otherwise scan them (the coalescer):
-// BlockTrace::add() works it out; a decoder that writes addresses itself (add_lanes) may state it from its encoding.
+// What is known of a record's lane addresses, for consumers that would otherwise scan them (the coalescer): a source
+// that knows it for free states it through add_lanes (the .mht decoder, from a record's base + stride form); otherwise
+// it is unknown and the consumer looks (lane_layout).
 enum LaneLayout : std::uint8_t {
   kLayoutUnknown = 0,
   kLayoutKnown = 1,    // the other bits say what holds
@@ -76,7 +77,7 @@ struct WarpRecord {
   AccessKind kind = AccessKind::load;
   CacheHint hint = CacheHint::none;
   std::uint8_t size = 4;  // bytes per lane: 1, 2, 4, 8 or 16
-  std::uint8_t layout = kLayoutUnknown;  // LaneLayout bits, set by BlockTrace
+  std::uint8_t layout = kLayoutUnknown;  // LaneLayout bits: set by BlockTrace::add_lanes only
 
   [[nodiscard]] int active_lanes() const { return std::popcount(active_mask); }
   [[nodiscard]] bool is_memory() const { return record == RecordKind::memory; }
@@ -106,7 +107,7 @@ struct BlockTrace {
   void begin_warp() { warp_begin.push_back(static_cast<std::uint32_t>(records.size())); }
   void add(WarpRecord r, std::span<const std::uint64_t> lane_addrs) {
     r.address_index = static_cast<std::uint32_t>(addresses.size());
-    r.layout = lane_layout(lane_addrs, r.size);
+    r.layout = kLayoutUnknown;  // a copied record's layout may be of other addresses
     addresses.insert(addresses.end(), lane_addrs.begin(), lane_addrs.end());
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
