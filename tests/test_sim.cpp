@@ -249,6 +249,28 @@ TEST_CASE("load waits: a run of loads of distinct instructions waits once; a rep
   CHECK(waits("  - load: s[threadIdx.x]\n  - load: x[threadIdx.x]\n") == W{1, 0});
 }
 
+TEST_CASE("async waits: every warp a barrier releases while its block's copies are in flight waits once") {
+  auto waits = [&](const std::string& body) {
+    const std::string yaml = "kernel: w\nlaunch: {grid: 3, block: 64, registers: 16}\n"
+                             "arrays: {x: {element: 4, length: 4096}, "
+                             "s: {element: 4, length: 1024, space: shared}}\nbody:\n" + body;
+    return run(h100(), yaml).async_waits;
+  };
+  // One thread (warp 0) issues a 1 KiB bulk copy, both warps wait at the barrier after it, not at the one after
+  // that: 2 waits a block, 3 blocks.
+  const std::string bulk = "  - if: threadIdx.x == 0\n    then: [{bulk_copy: 'x[blockIdx.x * 256]', to: 's[0]', bytes: 1024}]\n"
+                           "  - barrier\n  - load: s[threadIdx.x]\n  - barrier\n";
+  CHECK(waits(bulk) == 3 * 2);
+  // A 4-tile loop: one copy and one wait a tile.
+  CHECK(waits("  - for: t\n    to: 4\n    do:\n"
+              "      - async_copy: x[t * 64 + threadIdx.x]\n        to: s[t * 64 + threadIdx.x]\n"
+              "      - barrier\n      - load: s[t * 64 + threadIdx.x]\n      - barrier\n") == 3 * 2 * 4);
+  // A copy with every lane off (the last, predicated, iteration of a pipeline) leaves nothing to wait for, nor
+  // does a barrier with no copy before it.
+  CHECK(waits("  - if: threadIdx.x > 1000\n    predicated: true\n"
+              "    then: [{async_copy: 'x[threadIdx.x]', to: 's[threadIdx.x]'}]\n  - barrier\n") == 0);
+}
+
 TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream passes, and loses it without") {
   Arch a = h100();
   a.l2.size = 512U << 10U;  // a 512 KiB L2 (4 slices of 64 sets x 16 ways) so a small stream can overrun it

@@ -57,6 +57,7 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"barriers", "", &C::barriers, "warp-level barriers"},
       {"load_waits", "", &C::load_waits, "times a warp waits on its loads: runs of loads of distinct instructions"},
       {"shared_waits", "", &C::shared_waits, "times a warp waits on shared-memory loads only"},
+      {"async_waits", "", &C::async_waits, "times a warp waits at a barrier for its block's cp.async / bulk copies"},
       {"work", "", &C::work, "non-memory warp instructions from the trace"},
       {"blocks", "", &C::blocks, "thread blocks"},
       {"waves", "", &C::waves, "waves of resident blocks"},

@@ -77,6 +77,10 @@ class LoadRuns {
 // after its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data
 // are back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never
 // wait. `hint(block, record)` is told the record the issuing warp will probably issue next (a host-cache prefetch).
+// Async copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next
+// barrier (cp.async.wait_group or an mbarrier wait, then __syncthreads), so every warp released from a barrier the
+// block reached with copies in flight counts an async wait (a double-buffered tile loop: one a tile, for every warp,
+// though only one thread issued the bulk copy).
 template <typename Issue, typename Hint>
 std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t barrier_latency, SimCounters& counters,
                              Issue&& issue, Hint&& hint) {
@@ -92,10 +96,12 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
   // Scratch kept per host thread: an SM's share of a wave is small, so allocating it afresh would cost more than it.
   thread_local std::vector<Warp> warps;
   thread_local std::vector<std::uint32_t> arrived, live;
+  thread_local std::vector<std::uint8_t> copying;  // per block: async copies issued since its last barrier
   thread_local std::vector<std::uint64_t> ready;
   warps.clear();
   arrived.assign(blocks.size(), 0);
   live.assign(blocks.size(), 0);
+  copying.assign(blocks.size(), 0);
   for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
     const BlockTrace& b = *blocks[bi].block;
     for (std::size_t w = 0; w < b.warp_count(); ++w) {
@@ -164,6 +170,9 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     const std::uint64_t issued_at = now;
     now += std::max<std::uint32_t>(cost.pipe_cycles, 1);
     const std::size_t b = w.block_index;
+    if ((r.kind == AccessKind::async_copy || r.kind == AccessKind::bulk_copy) && r.space == AddressSpace::global &&
+        r.active_mask != 0)
+      copying[b] = 1;
     if (w.next == w.end) {  // finished: no longer holds up its block's barriers
       --active;
       --live[b];
@@ -177,9 +186,11 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
       for (std::size_t o = 0; o < warps.size(); ++o)
         if (warps[o].block_index == b && warps[o].at_barrier) {
           warps[o].at_barrier = false;
+          counters.async_waits += copying[b];
           schedule(static_cast<std::uint32_t>(o), earliest(warps[o], issued_at + barrier_latency));
         }
       arrived[b] = 0;
+      copying[b] = 0;
     }
   }
   return warps.size();

@@ -55,6 +55,7 @@ struct SimCounters {
   std::uint64_t warp_instructions = 0, barriers = 0, work = 0;
   std::uint64_t load_waits = 0;    // runs of independent loads a warp issues before it must wait (see run_sm)
   std::uint64_t shared_waits = 0;  // such runs of shared-memory loads only
+  std::uint64_t async_waits = 0;   // warps released from a barrier while their block's async copies were in flight
   std::uint64_t blocks = 0, waves = 0;
 
   SimCounters& operator+=(const SimCounters& o);
