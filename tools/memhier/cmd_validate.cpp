@@ -45,13 +45,17 @@ void print_table(const nlohmann::json& report) {
   }
   t.print(std::cout);
   const auto& s = report["summary"];
-  for (const char* path : {"time_from_description", "time_from_trace"}) {
+  for (const char* path : {"time_from_description", "time_from_trace", "time_from_complete_traces"}) {
+    if (!s.contains(path)) continue;
     const auto& p = s[path];
     if (p.value("cases", 0) == 0) continue;
     std::cout << fmt::format("\n{}: MAPE {:.1f}% over {} cases, {} within 25%, worst {} ({:.0f}%), log-time correlation {:.3f}",
                              path, p["mape_pct"].get<double>(), p["cases"].get<int>(), p["within_25pct"].get<double>(),
                              p["worst_case"].get<std::string>(), p["worst_error_pct"].get<double>(),
                              p["log_time_correlation"].get<double>());
+    if (p.value("left_out", 0) > 0)
+      std::cout << fmt::format(" ({} traced case{} left out: the trace lacks the kernel's constant-bank loads)",
+                               p["left_out"].get<int>(), p["left_out"].get<int>() == 1 ? "" : "s");
   }
   std::cout << "\n\ncounter              cases  mean |err|  worst |err|  within 0.5%  within 10%\n";
   for (const auto& [name, c] : s["counters"].items())

@@ -30,6 +30,9 @@ struct CaseResult {
   MeasuredCase measured;
   std::optional<CasePrediction> described;  // from traces/examples/<kernel>.yaml with the case's parameters
   std::optional<CasePrediction> traced;     // from the captured trace
+  // What the captured trace cannot show that the description has (empty: nothing known): constant-bank loads, which
+  // the Compute Sanitizer does not report.
+  std::string trace_blind_spot;
   std::string error;                        // why a prediction is missing
 };
 
