@@ -1,6 +1,7 @@
 // Simulation speed (warp memory instructions per second through coalescer + L1 + L2 + DRAM) on a streaming and a
 // random-gather trace read from .mht files, on 1 and 2 threads; and a 1-billion-access streaming run whose peak
-// memory is reported (max RSS), to show memory stays bounded by cache state plus one wave of blocks.
+// memory is reported (max RSS), to show memory stays bounded by cache state plus one wave of blocks; and a trace of
+// 500 short launches (the per-launch cost: emptying the L1s and L2 between launches).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -93,6 +94,39 @@ void BM_SimStreaming(benchmark::State& s) { sim(s, "coalesced_copy", {{"n", "1 <
 void BM_SimRandomGather(benchmark::State& s) { sim(s, "random_gather", {{"n", "1 << 21"}, {"m", "1 << 24"}}); }
 void BM_SimTransposeTiled(benchmark::State& s) { sim(s, "transpose_tiled", {{"n", "2048"}}); }
 
+// A trace of many short launches, as a captured framework program has (PyTorch: a kernel per operator): 500
+// launches of a 4096-element copy, 16 blocks and 256 warp memory instructions each, every launch cold (flushed).
+void BM_SimManyLaunches(benchmark::State& state) {
+  static const fs::path p = [] {
+    fs::path f = fs::temp_directory_path() / "memhier_bench_sim_many_launches.mht";
+    auto src = load_kernel_description_string(R"(kernel: tiny_copy
+params: {n: 4096}
+launches: 500
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays: {x: {element: 4, length: n}, y: {element: 4, length: n}}
+body:
+  - let: {i: blockIdx.x * 256 + threadIdx.x}
+  - load: x[i]
+  - store: y[i]
+)", "many_launches.yaml");
+    write_mht(*src, f);
+    return f;
+  }();
+  std::uint64_t launches = 0, instr = 0;
+  for (auto _ : state) {
+    MhtReader r(p);
+    auto result = simulate(h100(), r, {});
+    launches = result.size();
+    instr = 0;
+    for (const KernelSim& k : result) instr += k.counters.warp_instructions;
+    benchmark::DoNotOptimize(result);
+  }
+  state.counters["launches_per_s"] =
+      benchmark::Counter(static_cast<double>(launches) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["warp_mem_instr_per_s"] =
+      benchmark::Counter(static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 void BM_SimBillionAccesses(benchmark::State& state) {
   for (auto _ : state) {
     SyntheticCopy src(1000000000ULL);
@@ -112,5 +146,6 @@ void BM_SimBillionAccesses(benchmark::State& state) {
 BENCHMARK(BM_SimStreaming)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimRandomGather)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimTransposeTiled)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimManyLaunches)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimBillionAccesses)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK_MAIN();

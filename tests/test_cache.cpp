@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "../model/cache/sectored_cache.h"
 #include "../model/cache/set_cache.h"
 #include "../model/sim/coalescer.h"
 
@@ -135,6 +136,56 @@ TEST_CASE("set cache: persisting lines keep to their ways, a full set-aside repl
   c.insert(10, L2Property::normal, ev);
   CHECK_FALSE(ev.valid);
   CHECK(c.find(6) == SetCache::kNone);
+}
+
+TEST_CASE("set cache: a flush writes back the dirty lines in slot order, only those, and empties every set") {
+  SetCache c({128, 32, 8, 2});  // 8 sets of 2 ways; one slice, so a line's set is l2_place(line, 8)
+  SetCache::Evicted ev;
+  // Lines 0..7 fill each of the 8 sets once (a run of consecutive lines: see the placement test below).
+  for (std::uint64_t line = 0; line < 8; ++line) c.insert(line, L2Property::normal, ev);
+  c.dirty(c.find(5)) = 0b0011;
+  c.dirty(c.find(2)) = 0b1000;
+  std::vector<std::pair<std::uint64_t, std::uint8_t>> written;
+  c.flush([&](std::uint64_t line, std::uint8_t dirty) { written.emplace_back(line, dirty); });
+  std::vector<std::pair<std::uint64_t, std::uint8_t>> expected{{5, 0b0011}, {2, 0b1000}};
+  if (c.set_of(2) < c.set_of(5)) std::swap(expected[0], expected[1]);
+  CHECK(written == expected);
+  for (std::uint64_t line = 0; line < 8; ++line) CHECK(c.find(line) == SetCache::kNone);
+  // Nothing is left to write back, and each set again takes two lines without evicting.
+  c.flush([&](std::uint64_t, std::uint8_t) { FAIL("a flushed cache wrote back"); });
+  for (std::uint64_t line = 0; line < 16; ++line) {
+    c.insert(line, L2Property::normal, ev);
+    CHECK_FALSE(ev.valid);
+  }
+}
+
+TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new one") {
+  const CacheGeometry g{128, 32, 4, 64};  // an L1's shape: 4 sets, 64 ways
+  // The slots a fresh cache gives lines 1000.., and which line it evicts first once full.
+  auto fill = [](SectoredCache& c, std::uint64_t lines) {
+    std::vector<std::uint32_t> slots;
+    SectoredCache::Evicted ev;
+    for (std::uint64_t i = 0; i < lines; ++i) {
+      slots.push_back(c.insert(1000 + i, L2Property::normal, ev));
+      REQUIRE_FALSE(ev.valid);
+    }
+    return slots;
+  };
+  SectoredCache fresh(g);
+  const std::vector<std::uint32_t> expected = fill(fresh, 256);
+  for (const std::uint64_t used : {3, 40, 200, 256}) {  // under and over a quarter of the slots, and all of them
+    CAPTURE(used);
+    SectoredCache c(g);
+    SectoredCache::Evicted ev;
+    for (std::uint64_t line = 0; line < used; ++line) c.insert(line * 7 + 1, L2Property::normal, ev);
+    c.touch(c.find(1));
+    c.reset();
+    for (std::uint64_t line = 0; line < used; ++line) CHECK(c.find(line * 7 + 1) == SectoredCache::kNone);
+    CHECK(fill(c, 256) == expected);  // same slots in the same order: the free chains are as new
+    c.insert(5000, L2Property::normal, ev);
+    CHECK(ev.valid);
+    CHECK(ev.line == 1000);  // line 5000 maps to set 0, whose least recent line is the first one filled
+  }
 }
 
 TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a column walk spreads over many sets") {

@@ -12,10 +12,37 @@ SectoredCache::SectoredCache(const CacheGeometry& g) : m_g(g) {
   while (table < 2 * lines) table *= 2;
   m_table.assign(table, Entry{});
   m_shift = 64U - static_cast<unsigned>(std::countr_zero(table));
-  reset();
+  init();
 }
 
 void SectoredCache::reset() {
+  if (m_taken.size() * 4 > m_slots.size()) {  // most of the cache was used: start over
+    init();
+    return;
+  }
+  // Every line in the table sits in a taken slot. Find all their table positions before clearing any (a cleared
+  // entry would cut the probe run of the ones after it), then free the slots, relinking each as init() did.
+  m_scratch.clear();
+  const std::size_t mask = m_table.size() - 1;
+  for (std::uint32_t t : m_taken) {
+    if (m_slots[t].list == kFree) continue;
+    std::size_t i = bucket(m_slots[t].line);
+    while (m_table[i].key != m_slots[t].line + 1) i = (i + 1) & mask;
+    m_scratch.push_back(i);
+  }
+  for (std::size_t i : m_scratch) m_table[i] = Entry{};
+  for (std::uint32_t t : m_taken) {
+    const std::uint32_t set = t / m_g.ways, first = set * m_g.ways;
+    m_slots[t] = Slot{};
+    m_slots[t].next = t == first ? kNone : t - 1;
+    m_sets[set] = SetState{};
+    m_sets[set].free = first + m_g.ways - 1;
+  }
+  m_taken.clear();
+}
+
+void SectoredCache::init() {
+  m_taken.clear();
   std::fill(m_table.begin(), m_table.end(), Entry{});
   for (std::uint32_t s = 0; s < m_g.sets; ++s) {
     SetState& st = m_sets[s];
@@ -122,6 +149,7 @@ std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evi
     slot = st.free;
     st.free = m_slots[slot].next;
     m_slots[slot].next = kNone;
+    m_taken.push_back(slot);
   } else {
     slot = st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
   }

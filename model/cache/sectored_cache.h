@@ -15,6 +15,7 @@ struct CacheGeometry {
   std::uint64_t sector_bytes = 32;
   std::uint32_t sets = 1;
   std::uint32_t ways = 1;
+  friend bool operator==(const CacheGeometry&, const CacheGeometry&) = default;
 };
 
 class SectoredCache {
@@ -51,6 +52,8 @@ class SectoredCache {
       if (s.list != kFree && s.dirty != 0) on_dirty(s.line, s.dirty);
     reset();
   }
+  // Empties the cache in time proportional to the slots used since the last reset (an L1 reused by the next launch
+  // of a short kernel costs what the kernel put in it, not its capacity).
   void reset();
   [[nodiscard]] const CacheGeometry& geometry() const { return m_g; }
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const { return static_cast<std::uint32_t>(line % m_g.sets); }
@@ -70,6 +73,7 @@ class SectoredCache {
     std::uint32_t free = kNone;  // free slots chained through next
   };
 
+  void init();  // every slot free, the table empty
   void unlink(std::uint32_t slot);
   void push_front(std::uint32_t set, std::uint32_t slot, List list);
   void push_back(std::uint32_t set, std::uint32_t slot, List list);
@@ -90,6 +94,10 @@ class SectoredCache {
   std::vector<Entry> m_table;  // key and slot side by side: a probe reads one host cache line
   unsigned m_shift = 64;
   std::uint32_t m_persisting_ways = 0;
+  // Slots taken off the free chains since the last reset. init() chains each set's slots from its last way down
+  // (slot t links to t - 1) and only reset() puts slots back, so the taken ones are the top of their sets' chains.
+  std::vector<std::uint32_t> m_taken;
+  std::vector<std::size_t> m_scratch;  // reset(): table positions to clear
 };
 
 }  // namespace memhier

@@ -8,6 +8,7 @@ namespace memhier {
 std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out) {
   out = {};
   const std::uint32_t base = set * m_g.ways;
+  m_touched[set >> 6U] |= std::uint64_t{1} << (set & 63U);
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   // The victim is the way of the lowest key (the first of them on ties). A persisting line whose set-aside is full
   // replaces the oldest persisting line instead: flipping the top bit ranks persisting lines below all others (a

@@ -49,6 +49,7 @@ class SetCache {
         m_valid(std::size_t{g.sets} * g.ways, 0),
         m_dirty(std::size_t{g.sets} * g.ways, 0),
         m_persist(g.sets, 0),
+        m_touched((g.sets + 63) / 64, 0),
         m_clock(std::max<std::uint32_t>(first_stamp, kOldKey)) {}
 
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const { return find(line, set_of(line)); }
@@ -78,13 +79,20 @@ class SetCache {
     if (persisting(slot)) --m_persist[slot / m_g.ways];
     clear(slot);
   }
+  // Calls `on_dirty(line, dirty mask)` for each dirty line in slot order, then empties the cache. Only sets a line
+  // entered since the last flush can hold one, so only those are visited (a short kernel's flush is short).
   template <typename F>
   void flush(F&& on_dirty) {
-    for (std::size_t w = 0; w < m_tags.size(); ++w) {
-      if (m_tags[w] != kNoLine && m_dirty[w] != 0) on_dirty(m_tags[w], m_dirty[w]);
-      clear(static_cast<std::uint32_t>(w));
-    }
-    std::fill(m_persist.begin(), m_persist.end(), 0);
+    for (std::size_t word = 0; word < m_touched.size(); ++word)
+      for (std::uint64_t bits = m_touched[word]; bits != 0; bits &= bits - 1) {
+        const auto set = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+        for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
+          if (m_tags[w] != kNoLine && m_dirty[w] != 0) on_dirty(m_tags[w], m_dirty[w]);
+          clear(w);
+        }
+        m_persist[set] = 0;
+      }
+    std::fill(m_touched.begin(), m_touched.end(), 0);
   }
 
  private:
@@ -116,6 +124,7 @@ class SetCache {
   std::vector<std::uint32_t> m_keys;
   std::vector<std::uint8_t> m_valid, m_dirty;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
+  std::vector<std::uint64_t> m_touched;  // a bit per set a line entered since the last flush
   std::uint32_t m_persisting_ways = 0;
   std::uint32_t m_clock;
 };

@@ -108,6 +108,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   std::vector<KernelSim> out;
   KernelLaunch launch;
   std::vector<BlockTrace> blocks;  // of the batch of waves being simulated
+  // Kept from launch to launch, emptied rather than rebuilt (a trace of many short kernels would otherwise spend its
+  // time building 132 L1s a launch): the SMs' L1s, and the request lists.
+  std::vector<SectoredCache> l1s;
+  const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
+  RequestLists lists(groups, static_cast<std::size_t>(num_sms));
   while (trace.next_kernel(launch)) {
     KernelSim ks;
     ks.launch = launch;
@@ -160,13 +165,16 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
     std::vector<std::unique_ptr<SmFront>> sms;
     sms.reserve(static_cast<std::size_t>(num_sms));
-    RequestLists lists(machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions), static_cast<std::size_t>(num_sms));
-    for (int s = 0; s < num_sms; ++s) sms.push_back(std::make_unique<SmFront>(spec, policy, lists, s));
+    if (l1s.empty() || l1s.front().geometry() != spec.l1) {
+      l1s.clear();
+      for (int s = 0; s < num_sms; ++s) l1s.emplace_back(spec.l1);
+    }
+    for (int s = 0; s < num_sms; ++s)
+      sms.push_back(std::make_unique<SmFront>(spec, policy, lists, s, std::move(l1s[static_cast<std::size_t>(s)])));
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
     const auto sm_count = static_cast<std::size_t>(num_sms);
     const int parts = arch.l2.partitions;
-    const auto groups = machine.slices.size() / static_cast<std::size_t>(parts);
     double warp_weight = 0, instr_weight = 0;
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
@@ -275,7 +283,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       }
       for (const SimCounters& c : group_counters) total += c;
     }
-    for (auto& sm : sms) total += sm->counters;
+    for (std::size_t s = 0; s < sms.size(); ++s) {
+      total += sms[s]->counters;
+      l1s[s] = sms[s]->release_l1();
+      l1s[s].reset();
+    }
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     out.push_back(std::move(ks));
   }

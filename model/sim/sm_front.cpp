@@ -6,8 +6,8 @@
 
 namespace memhier {
 
-SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm)
-    : m_lists(lists), m_spec(spec), m_policy(policy), m_l1(spec.l1), m_sm(sm) {}
+SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1)
+    : m_lists(lists), m_spec(spec), m_policy(policy), m_l1(std::move(l1)), m_sm(sm) {}
 
 void SmFront::begin_wave(std::size_t wave) {
   m_out = &m_lists.at(wave, 0, static_cast<std::size_t>(m_sm));

@@ -30,8 +30,11 @@ struct SmFrontSpec {
 
 class SmFront {
  public:
-  // Requests go to `lists` (lists.reserve_waves() before each wave's begin_wave()).
-  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm);
+  // Requests go to `lists` (lists.reserve_waves() before each wave's begin_wave()). `l1`: an empty cache of the
+  // spec's L1 geometry (a previous launch's, reset: building one costs its capacity).
+  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1);
+  // The L1, for the next launch to reuse (the SmFront is done with it).
+  SectoredCache release_l1() { return std::move(m_l1); }
   // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
   // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host cache.
