@@ -281,9 +281,10 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   fs::remove_all(dir);
   fs::create_directories(dir / "suite");
   // Two measured DRAM-bound cases as run_suite.sh writes them (times chosen by hand: the bigger copy "measured" faster).
-  std::ofstream(dir / "suite" / "timings.jsonl")
-      << R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":4e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n"
-      << R"({"case":"vector_copy n=1<<24 width=4","kernel":"vector_copy","params":"n=1<<24 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n";
+  const std::string two_copies =
+      R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":4e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n"
+      R"({"case":"vector_copy n=1<<24 width=4","kernel":"vector_copy","params":"n=1<<24 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n";
+  std::ofstream(dir / "suite" / "timings.jsonl") << two_copies;
   Result v = memhier(fmt::format("validate --results {} --out {}/report --no-plots --json", dir.string(), dir.string()));
   REQUIRE(v.rc == 0);
   const auto report = nlohmann::json::parse(v.out);
@@ -356,11 +357,7 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(bj["summary"]["time_from_complete_traces"]["cases"] == 1);
   CHECK(bj["summary"]["time_from_complete_traces"]["left_out"] == 1);
   fs::remove_all(dir / "capture");
-  { // back to the two vector_copy cases
-    std::ofstream t(dir / "suite" / "timings.jsonl");
-    t << R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":4e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n"
-      << R"({"case":"vector_copy n=1<<24 width=4","kernel":"vector_copy","params":"n=1<<24 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n";
-  }
+  std::ofstream(dir / "suite" / "timings.jsonl") << two_copies;  // back to the two copies
   fs::remove(dir / "suite" / "once_cold.jsonl");
   fs::remove(dir / "suite" / "ncu_cold.csv");
   // Two DRAM-bound cases, two unknowns: the fit is exact; its DRAM scale comes out negative (the bigger copy was

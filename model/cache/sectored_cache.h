@@ -45,13 +45,6 @@ class SectoredCache {
   void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
   // cudaCtxResetPersistingL2Cache: every persisting line becomes normal.
   void demote_persisting();
-  // Empties the cache, calling `on_dirty(line, dirty_mask)` for each dirty line first.
-  template <typename F>
-  void flush(F&& on_dirty) {
-    for (Slot& s : m_slots)
-      if (s.list != kFree && s.dirty != 0) on_dirty(s.line, s.dirty);
-    reset();
-  }
   // Empties the cache in time proportional to the slots used since the last reset (an L1 reused by the next launch
   // of a short kernel costs what the kernel put in it, not its capacity).
   void reset();

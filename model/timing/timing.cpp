@@ -124,9 +124,10 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const double warps = blocks * std::max(warps_per_block, 1.0);
   const double waves = std::max<double>(static_cast<double>(c.waves), 1.0);
   p.terms.push_back({"latency", safe_div(wait_cycles, warps) * waves / clock,
-                     fmt::format("{:.0f} load waits x {:.0f} cycles, {} async-copy waits x {:.0f}, {:.1f} warps/SM, {:.0f} "
-                                 "wave{}", loads, load_latency, c.async_waits, miss_latency, p.warps_per_sm, waves,
-                                 waves == 1 ? "" : "s")});
+                     fmt::format("{:.0f} load waits x {:.0f} cycles{}, {:.1f} warps/SM, {:.0f} wave{}", loads, load_latency,
+                                 c.async_waits == 0 ? std::string()
+                                                    : fmt::format(", {} async-copy waits x {:.0f}", c.async_waits, miss_latency),
+                                 p.warps_per_sm, waves, waves == 1 ? "" : "s")});
 
   auto binding = std::max_element(p.terms.begin(), p.terms.end(),
                                    [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; });
