@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memhier {
@@ -83,12 +85,34 @@ struct WarpRecord {
   [[nodiscard]] bool is_memory() const { return record == RecordKind::memory; }
 };
 
+// An allocator whose resize() leaves new elements uninitialized: the address pool grows by a record's lanes and the
+// decoder writes them at once, so zeroing them first would write each address twice (a batch of blocks holds up to
+// 32 MiB of addresses, more than the host's caches: the zeroing alone doubled the pool's memory traffic).
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  explicit UninitializedAllocator(const UninitializedAllocator<U>& /*other*/) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialization: nothing written for an integer
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 // One thread block: its warps' records, warp by warp. Reused between blocks so decoding allocates nothing in steady state.
 struct BlockTrace {
   Dim3 index;                                // blockIdx
   std::vector<WarpRecord> records;           // all warps, warp 0's records first
   std::vector<std::uint32_t> warp_begin;     // records of warp w: [warp_begin[w], warp_begin[w+1])
-  std::vector<std::uint64_t> addresses;      // address pool
+  std::vector<std::uint64_t, UninitializedAllocator<std::uint64_t>> addresses;  // address pool
 
   void clear() {
     records.clear();
