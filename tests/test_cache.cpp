@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <set>
 #include <vector>
@@ -210,4 +211,28 @@ TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a colu
   std::set<std::uint64_t> column;
   for (std::uint64_t r = 0; r < 4096; ++r) column.insert(l2_place((std::uint64_t{1} << 28U) + r * 128, total));
   CHECK(column.size() >= 4000);
+}
+
+TEST_CASE("set cache: the 16-way scans find what a plain scan finds, first way on ties, with the persisting flip") {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 20000; ++trial) {
+    CAPTURE(trial);
+    // Few distinct values, so duplicate tags and tied keys are common; the top bit of keys set at random.
+    std::array<std::uint64_t, 16> tags{};
+    std::array<std::uint32_t, 16> keys{};
+    for (auto& t : tags) t = rng() % 6 == 0 ? ~std::uint64_t{0} : 0x7f00'0000'0000ULL + rng() % 24;
+    for (auto& k : keys) k = static_cast<std::uint32_t>(rng() % 5) | (rng() % 3 == 0 ? 0x80000000U : 0U);
+    const std::uint64_t line = 0x7f00'0000'0000ULL + rng() % 24;
+    const std::uint32_t flip = rng() % 2 == 0 ? 0U : 0x80000000U;
+    std::uint32_t want_tag = SetCache::kNone;
+    for (std::uint32_t w = 0; w < 16 && want_tag == SetCache::kNone; ++w)
+      if (tags[w] == line) want_tag = w;
+    std::uint32_t want_key = 0;
+    for (std::uint32_t w = 1; w < 16; ++w)
+      if ((keys[w] ^ flip) < (keys[want_key] ^ flip)) want_key = w;
+    CHECK(SetCache::first_tag<16>(tags.data(), line, 16) == want_tag);
+    CHECK(SetCache::first_tag<0>(tags.data(), line, 16) == want_tag);
+    CHECK(SetCache::lowest_key<16>(keys.data(), flip, 16) == want_key);
+    CHECK(SetCache::lowest_key<0>(keys.data(), flip, 16) == want_key);
+  }
 }

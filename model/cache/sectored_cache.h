@@ -49,7 +49,10 @@ class SectoredCache {
   // of a short kernel costs what the kernel put in it, not its capacity).
   void reset();
   [[nodiscard]] const CacheGeometry& geometry() const { return m_g; }
-  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const { return static_cast<std::uint32_t>(line % m_g.sets); }
+  // Every shipped L1 has a power-of-two set count (4): then a mask instead of a 64-bit division on every access.
+  [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
+    return static_cast<std::uint32_t>(m_set_mask != 0 || m_g.sets == 1 ? line & m_set_mask : line % m_g.sets);
+  }
 
  private:
   enum List : std::uint8_t { kNormal = 0, kPersist = 1, kFree = 2 };
@@ -78,6 +81,7 @@ class SectoredCache {
   }
 
   CacheGeometry m_g;
+  std::uint64_t m_set_mask = 0;  // sets - 1 when sets is a power of two, else 0
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
   struct Entry {

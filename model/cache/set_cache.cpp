@@ -12,13 +12,11 @@ std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2Property
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   // The victim is the way of the lowest key (the first of them on ties). A persisting line whose set-aside is full
   // replaces the oldest persisting line instead: flipping the top bit ranks persisting lines below all others (a
-  // full set-aside holds at least one). Two passes the compiler vectorizes: the lowest key, then its way.
+  // full set-aside holds at least one).
   const std::uint32_t flip = persist && m_persist[set] >= m_persisting_ways ? kPersistBit : 0U;
   const std::uint32_t* keys = &m_keys[base];
-  std::uint32_t lowest = ~0U;
-  for (std::uint32_t w = 0; w < m_g.ways; ++w) lowest = std::min(lowest, keys[w] ^ flip);
-  std::uint32_t slot = base;
-  while ((m_keys[slot] ^ flip) != lowest) ++slot;
+  const std::uint32_t slot = base + (m_g.ways == kWideWays ? lowest_key<kWideWays>(keys, flip, kWideWays)
+                                                           : lowest_key<0>(keys, flip, m_g.ways));
   if (m_tags[slot] != kNoLine) {
     out = {m_tags[slot], m_dirty[slot], true};
     if (persisting(slot)) --m_persist[set];

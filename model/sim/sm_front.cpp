@@ -7,7 +7,12 @@
 namespace memhier {
 
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1)
-    : m_lists(lists), m_spec(spec), m_policy(policy), m_l1(std::move(l1)), m_sm(sm) {}
+    : m_lists(lists),
+      m_spec(spec),
+      m_policy(policy),
+      m_l1(std::move(l1)),
+      m_sm(sm),
+      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
 
 void SmFront::begin_wave(std::size_t wave) {
   m_out = &m_lists.at(wave, 0, static_cast<std::size_t>(m_sm));
@@ -27,7 +32,7 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   r.set = place / slices;
   r.sectors = static_cast<std::uint8_t>(sectors);
   r.home = static_cast<std::uint8_t>(slice % m_spec.partitions);
-  r.from = static_cast<std::uint8_t>(m_sm % m_spec.partitions);
+  r.from = m_partition;
   r.op = op;
   r.property = p;
 }

@@ -69,6 +69,7 @@ class SmFront {
   const PolicyMap& m_policy;
   SectoredCache m_l1;
   int m_sm;
+  std::uint8_t m_partition;  // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
   std::array<std::uint64_t, kWarpSize> m_mapped{};

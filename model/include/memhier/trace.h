@@ -91,7 +91,7 @@ struct WarpRecord {
 template <typename T>
 struct UninitializedAllocator : std::allocator<T> {
   template <typename U>
-  struct rebind {
+  struct rebind {  // NOLINT(readability-identifier-naming): the allocator protocol names it
     using other = UninitializedAllocator<U>;
   };
   UninitializedAllocator() = default;
