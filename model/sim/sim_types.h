@@ -1,6 +1,7 @@
 #pragma once
 // What the SM front ends hand to the L2 slices, and the launch facts both need.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "memhier/trace.h"
@@ -15,9 +16,12 @@ enum class L2Op : std::uint8_t { read, write, atom, red };
 
 // One request for some sectors of one line. Each SM lists its requests in issue order; (cycle, SM) then orders them
 // across SMs (the cycle its instruction issued in: warp_scheduler.h).
-// 24 bytes: the lists of a batch are long, so the op and property share a byte.
+// 24 bytes: the lists of a batch are long, so the cycle and the group share a word, and the op and property a byte.
+inline constexpr std::uint64_t kRequestCycleMask = (std::uint64_t{1} << 48U) - 1;
+
 struct L2Request {
-  std::uint64_t cycle = 0;
+  std::uint64_t cycle : 48 = 0;  // simulate() refuses a wave past 2^48 cycles (the L2 merge key's bits)
+  std::uint64_t group : 16 = 0;  // slice group of the line's home slice (simulate() refuses more than 2^16 groups)
   std::uint64_t line = 0;    // address / 128
   std::uint32_t set = 0;     // the line's set within its slice (l2_place), the same in every slice of its group
   std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested
@@ -28,23 +32,41 @@ struct L2Request {
 };
 static_assert(sizeof(L2Request) == 24);
 
-// The L2 requests of a batch of waves: a list per (wave, slice group, SM), those one group replays for one wave side by
-// side (the replay reads them all; the SM phase writes each SM's own lists only).
+// The L2 requests of a batch of waves. Each SM appends its requests of a wave to one list, in issue order
+// (issued()); once its wave is done it orders them by slice group, keeping issue order within a group
+// (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (of()).
+// One list an SM and wave instead of one a group: a batch has thousands of (wave, group, SM) lists of a few
+// requests each, whose growth cost more than the sort.
 class RequestLists {
  public:
   RequestLists(std::size_t groups, std::size_t sms) : m_groups(groups), m_sms(sms) {}
   // Makes room for `waves` waves (not while SMs are writing).
   void reserve_waves(std::size_t waves) {
-    if (m_lists.size() < waves * m_groups * m_sms) m_lists.resize(waves * m_groups * m_sms);
+    if (m_lists.size() < waves * m_sms) m_lists.resize(waves * m_sms);
   }
-  [[nodiscard]] std::vector<L2Request>& at(std::size_t wave, std::size_t group, std::size_t sm) {
-    return m_lists[(wave * m_groups + group) * m_sms + sm];
+  [[nodiscard]] std::vector<L2Request>& issued(std::size_t wave, std::size_t sm) { return m_lists[wave * m_sms + sm].issued; }
+  void sort_by_group(std::size_t wave, std::size_t sm) {
+    List& l = m_lists[wave * m_sms + sm];
+    l.begin.assign(m_groups + 1, 0);
+    for (const L2Request& r : l.issued) ++l.begin[r.group + 1];
+    for (std::size_t g = 1; g <= m_groups; ++g) l.begin[g] += l.begin[g - 1];
+    l.sorted.resize(l.issued.size());
+    l.next.assign(l.begin.begin(), l.begin.end() - 1);
+    for (const L2Request& r : l.issued) l.sorted[l.next[r.group]++] = r;
+  }
+  [[nodiscard]] std::span<const L2Request> of(std::size_t wave, std::size_t group, std::size_t sm) const {
+    const List& l = m_lists[wave * m_sms + sm];
+    return {l.sorted.data() + l.begin[group], l.begin[group + 1] - l.begin[group]};
   }
   [[nodiscard]] std::size_t sms() const { return m_sms; }
 
  private:
+  struct List {
+    std::vector<L2Request> issued, sorted;
+    std::vector<std::uint32_t> begin, next;  // sorted[begin[g], begin[g + 1]) are group g's
+  };
   std::size_t m_groups, m_sms;
-  std::vector<std::vector<L2Request>> m_lists;
+  std::vector<List> m_lists;
 };
 
 // Which L2 property a line gets from the launch's access-policy windows: a hit_ratio fraction of each window's lines

@@ -34,7 +34,7 @@ constexpr std::uint64_t kDramRowBytes = 1024;
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
-constexpr std::uint64_t kMaxCycle = std::uint64_t{1} << 48U;  // issue cycles in a wave: the merge key's 48 bits
+constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles in a wave: the merge key's 48 bits
 
 // Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
@@ -92,6 +92,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     throw InputError({arch.source_file}, "l2.size", "the simulator handles at most 2^32 L2 sets");
   if (arch.l2.partitions > 0xFF)
     throw InputError({arch.source_file}, "l2.partitions", "the simulator handles at most 255 partitions");
+  // Requests carry their slice group in 16 bits (L2Request).
+  if (arch.l2.partitions > 0 && arch.l2.slices / arch.l2.partitions > 0x10000)
+    throw InputError({arch.source_file}, "l2.slices", "the simulator handles at most 65536 slices a partition");
   // The coalescer and both cache levels count 32-byte sectors in 128-byte lines, as every NVIDIA GPU since Maxwell
   // has them and ncu counts them; another geometry would be simulated silently wrong.
   const std::pair<const char*, std::uint64_t> geometry[] = {
@@ -214,6 +217,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           const std::uint64_t before = sm.counters.warp_instructions;
           resident[w * sm_count + s] = run_sm(sm, per_sm[w * sm_count + s], barrier_latency);
           issued[w * sm_count + s] = sm.counters.warp_instructions - before;
+          lists.sort_by_group(w, s);
         }
       }
       std::uint64_t requests = 0;
@@ -261,24 +265,23 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           heap.clear();
           std::fill(next.begin(), next.end(), 0);
           for (std::size_t s = 0; s < sm_count; ++s)
-            if (!lists.at(w, g, s).empty()) heap.push_back(lists.at(w, g, s).front().cycle << 16U | s);
+            if (!lists.of(w, g, s).empty()) heap.push_back(std::uint64_t{lists.of(w, g, s).front().cycle} << 16U | s);
           std::make_heap(heap.begin(), heap.end(), std::greater<>());
           while (!heap.empty()) {
             const std::uint64_t key = heap.front();
             const std::uint64_t cycle = key >> 16U;
             const std::size_t s = key & 0xFFFFU;
-            const auto& v = lists.at(w, g, s);
+            const std::span<const L2Request> v = lists.of(w, g, s);
             std::size_t& i = next[s];
             for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i]);
             if (i < v.size()) {
               __builtin_prefetch(&v[i] + 2);
-              replace_top(heap, v[i].cycle << 16U | s);
+              replace_top(heap, std::uint64_t{v[i].cycle} << 16U | s);
             } else {
               std::pop_heap(heap.begin(), heap.end(), std::greater<>());
               heap.pop_back();
             }
           }
-          for (std::size_t s = 0; s < sm_count; ++s) lists.at(w, g, s).clear();
         }
       }
       for (const SimCounters& c : group_counters) total += c;

@@ -15,7 +15,8 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
 
 void SmFront::begin_wave(std::size_t wave) {
-  m_out = &m_lists.at(wave, 0, static_cast<std::size_t>(m_sm));
+  m_out = &m_lists.issued(wave, static_cast<std::size_t>(m_sm));
+  m_out->clear();  // the previous batch's requests of this wave, replayed
   if (wave == 0) m_requests = m_last_cycle = 0;
 }
 
@@ -26,8 +27,9 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const auto slices = static_cast<std::uint32_t>(m_spec.slices);
   const auto slice = static_cast<int>(place % slices);
   ++m_requests;
-  L2Request& r = m_out[static_cast<std::size_t>(slice / m_spec.partitions) * m_lists.sms()].emplace_back();
-  r.cycle = m_cycle;
+  L2Request& r = m_out->emplace_back();
+  r.cycle = m_cycle & kRequestCycleMask;  // a later cycle fails the wave (simulate() checks last_cycle())
+  r.group = static_cast<std::uint64_t>(slice / m_spec.partitions) & 0xFFFFU;
   r.line = line;
   r.set = place / slices;
   r.sectors = static_cast<std::uint8_t>(sectors);

@@ -62,7 +62,7 @@ class SmFront {
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
 
   RequestLists& m_lists;
-  std::vector<L2Request>* m_out = nullptr;  // the current wave's list to group 0; group g's is m_out[g * SMs]
+  std::vector<L2Request>* m_out = nullptr;  // the current wave's list
   std::uint64_t m_requests = 0;
   std::uint64_t m_last_cycle = 0;
   SmFrontSpec m_spec;
