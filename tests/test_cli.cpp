@@ -337,6 +337,20 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   Result rate = memhier(fmt::format("validate --results {0} --out {0}/r10 --no-plots --baseline {0}/rate.json", dir.string()));
   CHECK(rate.rc == 1);
   CHECK(rate.err.find("l2_read_hit_rate mean error 25.000 points > baseline 2.000") != std::string::npos);
+  // Counters' traffic-weighted error beside the mean of relative ones. L2 read sectors predicted 1572864 and 3145728
+  // (a far read counts its near lookup too); "measured" 1048576 (+50%, above) and 3145728 (exact): mean 25%,
+  // weighted (524288 + 0) / (1048576 + 3145728) = 12.5%.
+  std::ofstream(dir / "suite" / "ncu_cold.csv", std::ios::app) << "\"1\",\"lts__t_sectors_op_read.sum\",\"3145728\"\n";
+  Result sectors = memhier(fmt::format("validate --results {0} --out {0}/r10w --no-plots --json", dir.string()));
+  REQUIRE(sectors.rc == 0);
+  const auto reads = nlohmann::json::parse(sectors.out)["summary"]["counters"]["l2_read_sectors"];
+  CHECK(reads["cases"] == 2);
+  CHECK(reads["mean_abs_error_pct"] == doctest::Approx(25.0));
+  CHECK(reads["weighted_abs_error_pct"] == doctest::Approx(12.5));
+  std::ofstream(dir / "weighted.json") << R"({"summary":{"counters":{"l2_read_sectors":{"weighted_abs_error_pct":10}}}})";
+  Result heavier = memhier(fmt::format("validate --results {0} --out {0}/r10x --no-plots --baseline {0}/weighted.json", dir.string()));
+  CHECK(heavier.rc == 1);
+  CHECK(heavier.err.find("l2_read_sectors weighted_abs_error_pct 12.500% > baseline 10.000%") != std::string::npos);
   // A case whose captured trace lacks the constant-bank loads its description has (the Compute Sanitizer does not
   // report them; here the "capture" is generated from a description without them) is flagged and left out of the
   // summary over complete traces, not out of the summary over all traces.

@@ -57,10 +57,11 @@ void print_table(const nlohmann::json& report) {
       std::cout << fmt::format(" ({} traced case{} left out: the trace lacks the kernel's constant-bank loads)",
                                p["left_out"].get<int>(), p["left_out"].get<int>() == 1 ? "" : "s");
   }
-  std::cout << "\n\ncounter              cases  mean |err|  worst |err|  within 0.5%  within 10%\n";
+  std::cout << "\n\ncounter              cases  mean |err|  weighted |err|  worst |err|  within 0.5%  within 10%\n";
   for (const auto& [name, c] : s["counters"].items())
-    std::cout << fmt::format("{:<20} {:>5}  {:>9.1f}%  {:>10.1f}%  {:>11}  {:>9}\n", name, c["cases"].get<int>(),
-                             c["mean_abs_error_pct"].get<double>(), c["worst_abs_error_pct"].get<double>(),
+    std::cout << fmt::format("{:<20} {:>5}  {:>9.1f}%  {:>13.1f}%  {:>10.1f}%  {:>11}  {:>9}\n", name,
+                             c["cases"].get<int>(), c["mean_abs_error_pct"].get<double>(),
+                             c.value("weighted_abs_error_pct", 0.0), c["worst_abs_error_pct"].get<double>(),
                              c["within_0_5pct"].get<double>(), c["within_10pct"].get<double>());
   if (s.contains("hit_rates") && !s["hit_rates"].empty()) {
     std::cout << "\nhit rate (points)    cases  mean |err|  worst |err|  within 5 points\n";
