@@ -58,7 +58,6 @@ class RequestLists {
     const List& l = m_lists[wave * m_sms + sm];
     return {l.sorted.data() + l.begin[group], l.begin[group + 1] - l.begin[group]};
   }
-  [[nodiscard]] std::size_t sms() const { return m_sms; }
 
  private:
   struct List {
