@@ -307,6 +307,30 @@ TEST_CASE("an arch whose lines or sectors are not 128 and 32 bytes is refused at
   }
 }
 
+TEST_CASE("an L2 of more slices a partition than a request can name is refused at l2.slices") {
+  // Requests carry their slice group in 16 bits: 2 partitions of 65536 slices fit, of 65537 do not.
+  for (const int slices : {2 * 65536, 2 * 65537}) {
+    CAPTURE(slices);
+    Arch arch = h100();
+    arch.l2.slices = slices;
+    arch.l2.size = std::uint64_t{128} * 16 * static_cast<std::uint64_t>(slices);  // one 16-way set a slice
+    const std::string kernel =
+        "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 32}}\nbody:\n"
+        "  - load: x[threadIdx.x]\n";
+    if (slices == 2 * 65536) {
+      CHECK(run(arch, kernel).global_ld_sectors == 4);
+      continue;
+    }
+    try {
+      run(arch, kernel);
+      FAIL("must throw");
+    } catch (const InputError& e) {
+      CHECK(e.key() == "l2.slices");
+      CHECK(e.message().find("65536") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a memory record with no active lane is counted as an instruction and touches nothing") {
   // A predicated-off instruction (descriptions' `predicated: true`, .mht records with mask 0). Warp 0: a full-warp
   // load and store; warp 1: one empty load, whose (empty) addresses start at the end of the block's pool. Warp 1's
