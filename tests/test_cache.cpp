@@ -236,3 +236,20 @@ TEST_CASE("set cache: the 16-way scans find what a plain scan finds, first way o
     CHECK(SetCache::lowest_key<0>(keys.data(), flip, 16) == want_key);
   }
 }
+
+TEST_CASE("sectored cache: a line's set is its number modulo the sets, by mask or by division") {
+  // 4 sets (every shipped L1: a mask), 3 sets (a what-if shape: division), 1 set.
+  CHECK(SectoredCache({128, 32, 4, 8}).set_of(10) == 2);
+  CHECK(SectoredCache({128, 32, 4, 8}).set_of(0x7f00'0000'0003ULL) == 3);
+  CHECK(SectoredCache({128, 32, 3, 8}).set_of(10) == 1);
+  CHECK(SectoredCache({128, 32, 3, 8}).set_of(0x7f00'0000'0003ULL) == 0x7f00'0000'0003ULL % 3);
+  CHECK(SectoredCache({128, 32, 1, 8}).set_of(10) == 0);
+  // A 3-set cache of 2 ways keeps lines 0, 3 in set 0 and evicts the older when 6 arrives, while 1 stays in set 1.
+  SectoredCache c({128, 32, 3, 2});
+  SectoredCache::Evicted ev;
+  for (std::uint64_t line : {0, 3, 1}) c.insert(line, L2Property::normal, ev);
+  c.insert(6, L2Property::normal, ev);
+  REQUIRE(ev.valid);
+  CHECK(ev.line == 0);
+  CHECK(c.find(1) != SectoredCache::kNone);
+}

@@ -347,8 +347,10 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(reads["cases"] == 2);
   CHECK(reads["mean_abs_error_pct"] == doctest::Approx(25.0));
   CHECK(reads["weighted_abs_error_pct"] == doctest::Approx(12.5));
-  std::ofstream(dir / "weighted.json") << R"({"summary":{"counters":{"l2_read_sectors":{"weighted_abs_error_pct":10}}}})";
-  Result heavier = memhier(fmt::format("validate --results {0} --out {0}/r10x --no-plots --baseline {0}/weighted.json", dir.string()));
+  std::ofstream(dir / "weighted.json")
+      << R"({"summary":{"counters":{"l2_read_sectors":{"weighted_abs_error_pct":10}}}})";
+  Result heavier = memhier(
+      fmt::format("validate --results {0} --out {0}/r10x --no-plots --baseline {0}/weighted.json", dir.string()));
   CHECK(heavier.rc == 1);
   CHECK(heavier.err.find("l2_read_sectors weighted_abs_error_pct 12.500% > baseline 10.000%") != std::string::npos);
   // A case whose captured trace lacks the constant-bank loads its description has (the Compute Sanitizer does not

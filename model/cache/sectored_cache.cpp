@@ -5,7 +5,7 @@
 namespace memhier {
 
 SectoredCache::SectoredCache(const CacheGeometry& g)
-    : m_g(g), m_set_mask(std::has_single_bit(g.sets) ? std::uint64_t{g.sets} - 1 : 0) {
+    : m_g(g), m_pow2_sets(std::has_single_bit(g.sets)) {
   const std::size_t lines = std::size_t{g.sets} * g.ways;
   m_slots.resize(lines);
   m_sets.resize(g.sets);

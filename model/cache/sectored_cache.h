@@ -51,7 +51,7 @@ class SectoredCache {
   [[nodiscard]] const CacheGeometry& geometry() const { return m_g; }
   // Every shipped L1 has a power-of-two set count (4): then a mask instead of a 64-bit division on every access.
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
-    return static_cast<std::uint32_t>(m_set_mask != 0 || m_g.sets == 1 ? line & m_set_mask : line % m_g.sets);
+    return static_cast<std::uint32_t>(m_pow2_sets ? line & (m_g.sets - 1U) : line % m_g.sets);
   }
 
  private:
@@ -81,7 +81,7 @@ class SectoredCache {
   }
 
   CacheGeometry m_g;
-  std::uint64_t m_set_mask = 0;  // sets - 1 when sets is a power of two, else 0
+  bool m_pow2_sets = false;
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
   struct Entry {

@@ -44,7 +44,9 @@ class RequestLists {
   void reserve_waves(std::size_t waves) {
     if (m_lists.size() < waves * m_sms) m_lists.resize(waves * m_sms);
   }
-  [[nodiscard]] std::vector<L2Request>& issued(std::size_t wave, std::size_t sm) { return m_lists[wave * m_sms + sm].issued; }
+  [[nodiscard]] std::vector<L2Request>& issued(std::size_t wave, std::size_t sm) {
+    return m_lists[wave * m_sms + sm].issued;
+  }
   void sort_by_group(std::size_t wave, std::size_t sm) {
     List& l = m_lists[wave * m_sms + sm];
     l.begin.assign(m_groups + 1, 0);

@@ -5,9 +5,9 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
-#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
