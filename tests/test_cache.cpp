@@ -1,4 +1,5 @@
-// The cache building blocks on their own: the coalescer's sector sets and the L2 set cache's LRU order.
+// The cache building blocks on their own: the coalescer's sector sets, the L2 set cache's LRU order, and an L2
+// slice's copies and dirty-line limit.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "../model/cache/sectored_cache.h"
 #include "../model/cache/set_cache.h"
+#include "../model/l2/l2_slice.h"
 #include "../model/sim/coalescer.h"
 
 using namespace memhier;
@@ -252,4 +254,77 @@ TEST_CASE("sectored cache: a line's set is its number modulo the sets, by mask o
   REQUIRE(ev.valid);
   CHECK(ev.line == 0);
   CHECK(c.find(1) != SectoredCache::kNone);
+}
+
+namespace {
+
+// A request as the replay hands it to a slice: the whole line, from partition `from`, homed in partition `home`.
+L2Request request(std::uint64_t line, L2Op op, std::uint8_t from, std::uint8_t home) {
+  L2Request r;
+  r.line = line;
+  r.set = 0;  // the slices below have one set each
+  r.sectors = 0xF;
+  r.op = op;
+  r.from = from;
+  r.home = home;
+  return r;
+}
+
+// Two slices of one group, one a partition, each a single set of `ways` ways; replay() does what simulate()'s does.
+struct Group {
+  explicit Group(std::uint32_t ways, std::uint32_t dirty_ways = 0)
+      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 64, 2, dirty_ways}),
+               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 64, 2, dirty_ways})} {}
+  void replay(const L2Request& r) {
+    const std::uint32_t forward = r.home == r.from ? r.sectors : slices[r.from].near(r, c);
+    if (forward != 0) slices[r.home].home(r, forward, r.home != r.from, c);
+  }
+  std::array<L2Slice, 2> slices;
+  SimCounters c;
+};
+
+}  // namespace
+
+TEST_CASE("L2 slice: a far write leaves the writer a copy; a write at home drops the other partition's copy") {
+  Group g(4);
+  // Partition 1 writes line 7 (homed in partition 0): 4 sectors looked up in its own slice, 4 at home.
+  g.replay(request(7, L2Op::write, 1, 0));
+  CHECK(g.c.l2_write_sectors == 8);
+  // It reads the line back from its copy: 4 sectors, all hits, nothing forwarded.
+  g.replay(request(7, L2Op::read, 1, 0));
+  CHECK(g.c.l2_read_sectors == 4);
+  CHECK(g.c.l2_read_hits == 4);
+  CHECK(g.c.l2_far_sectors == 4);  // the write's only
+  // Partition 0 writes it at home: partition 1's copy is stale and goes (as simulate()'s replay drops it) ...
+  g.replay(request(7, L2Op::write, 0, 0));
+  g.slices[1].drop_copy(request(7, L2Op::write, 0, 0));
+  // ... so partition 1's next read misses its slice (4 sectors) and finds the line at home (4 more, hits).
+  g.replay(request(7, L2Op::read, 1, 0));
+  CHECK(g.c.l2_read_sectors == 4 + 8);
+  CHECK(g.c.l2_read_hits == 4 + 4);
+  CHECK(g.c.dram_read_bytes == 0);  // written whole: never fetched
+  CHECK(g.c.dram_write_bytes == 0);
+}
+
+TEST_CASE("L2 slice: past the dirty-line limit a write cleans the set's oldest dirty line, which stays readable") {
+  // Home slice 0, one set of 4 ways, at most 2 dirty lines. Lines 1, 2, 3 written by partition 0 (near).
+  Group g(4, 2);
+  g.replay(request(1, L2Op::write, 0, 0));
+  g.replay(request(2, L2Op::write, 0, 0));
+  CHECK(g.c.dram_write_bytes == 0);
+  g.replay(request(3, L2Op::write, 0, 0));  // a third dirty line: line 1, the oldest, is written back
+  CHECK(g.c.dram_write_bytes == 128);
+  g.replay(request(1, L2Op::read, 0, 0));  // still there, clean: a hit and no fetch
+  CHECK(g.c.l2_read_hits == 4);
+  CHECK(g.c.dram_read_bytes == 0);
+  g.replay(request(1, L2Op::write, 0, 0));  // dirty again: line 2 is now the oldest dirty one
+  CHECK(g.c.dram_write_bytes == 256);
+  g.replay(request(3, L2Op::write, 0, 0));  // already dirty: nothing more to clean
+  CHECK(g.c.dram_write_bytes == 256);
+  // Without a limit the same writes stay in L2 until evicted or flushed.
+  Group all(4);
+  for (std::uint64_t line : {1, 2, 3, 1, 3}) all.replay(request(line, L2Op::write, 0, 0));
+  CHECK(all.c.dram_write_bytes == 0);
+  all.slices[0].flush(all.c);
+  CHECK(all.c.dram_write_bytes == 3 * 128);
 }

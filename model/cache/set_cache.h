@@ -74,6 +74,20 @@ class SetCache {
   [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_valid[slot]; }
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
+  [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
+  // Ways of `set` holding a dirty line.
+  [[nodiscard]] std::uint32_t dirty_ways(std::uint32_t set) const {
+    std::uint32_t n = 0;
+    for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) n += m_dirty[w] != 0 ? 1U : 0U;
+    return n;
+  }
+  // The least recently used slot of `set` holding a dirty line, other than `except`; kNone if there is none.
+  [[nodiscard]] std::uint32_t oldest_dirty(std::uint32_t set, std::uint32_t except) const {
+    std::uint32_t best = kNone;
+    for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w)
+      if (w != except && m_dirty[w] != 0 && (best == kNone || m_keys[w] < m_keys[best])) best = w;
+    return best;
+  }
   void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
   void demote_persisting();
   // Drops the slot's line without writing it back (a stale copy: the caller knows it is clean).

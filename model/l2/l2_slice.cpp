@@ -54,7 +54,21 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
   const std::uint32_t have = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
   count(r.op, static_cast<std::uint64_t>(std::popcount(r.sectors)),
         static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
-  if (r.op != L2Op::read) {  // the home slice owns the data; a stale copy goes
+  if (r.op == L2Op::write) {
+    // The writer's partition keeps what it wrote as a clean copy (the home slice owns the dirty data): on the H100 a
+    // steady copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint with its copies counted
+    // for writes as for reads, not at the ~40 MiB it would if writes left none (validate/results/h100-2026-11-24/
+    // probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read 32 MiB 23%).
+    if (slot != SetCache::kNone) {
+      m_cache.touch(slot);
+      m_cache.valid(slot) |= static_cast<std::uint8_t>(r.sectors);
+    } else {
+      const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
+      m_cache.valid(allocate(r, copy, c)) = static_cast<std::uint8_t>(r.sectors);
+    }
+    return r.sectors;
+  }
+  if (r.op != L2Op::read) {  // atomics and reductions run at home: a copy here would be stale
     if (slot != SetCache::kNone) m_cache.invalidate(slot);
     return r.sectors;
   }
@@ -107,9 +121,11 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
   } else {
     slot = allocate(r, r.property, c);
   }
+  const bool was_clean = m_cache.dirty(slot) == 0;
   if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
     m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
     m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
+    if (was_clean) limit_dirty(r.set, slot, c);
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
@@ -122,7 +138,25 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     m_cache.valid(slot) |= static_cast<std::uint8_t>(gm & ~static_cast<std::uint32_t>(m_cache.dirty(slot)));
   }
   m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
-  if (r.op == L2Op::atom || r.op == L2Op::red) m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
+  if (r.op == L2Op::atom || r.op == L2Op::red) {
+    m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
+    if (was_clean) limit_dirty(r.set, slot, c);
+  }
+}
+
+// The H100 writes back data a steady write-only kernel leaves dirty once its footprint passes about 24 MiB, half the
+// L2, where reads of the same footprint (copies included) still hit: l2cap_write 24 MiB writes 18% of its bytes back
+// to DRAM a launch, 28 MiB 67%, 32 MiB 95%, while l2cap_read 24 MiB misses 2% of its reads and 28 MiB 8%
+// (validate/results/h100-2026-11-24/probe). A set holding at most half its ways dirty gives that edge (24.4 MiB with
+// lines spread evenly), without changing a read's or a copy's, whose dirty halves are smaller (archs/h100.yaml
+// l2.dirty_fraction_max).
+void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c) {
+  if (m_spec.dirty_ways == 0 || m_cache.dirty_ways(set) <= m_spec.dirty_ways) return;
+  const std::uint32_t old = m_cache.oldest_dirty(set, slot);
+  const CacheGeometry& g = m_spec.geometry;
+  dram(m_cache.line(old) * g.line_bytes, static_cast<std::uint64_t>(std::popcount(m_cache.dirty(old))) * g.sector_bytes,
+       true, c);
+  m_cache.dirty(old) = 0;
 }
 
 }  // namespace memhier

@@ -6,9 +6,12 @@
 // the GPCs directly connected to the partition"): a line lives in its home slice; an SM of another partition looks it
 // up first in its own partition's slice of the same group (`near`), which keeps a clean copy of what it read, and goes
 // to the home slice (`home`) only for the sectors that copy lacks. Writes and atomics always reach the home slice,
-// which invalidates the copies other partitions hold. ncu counts both lookups, so a far read costs 1.5x the sectors of
-// a near one for whole lines (validate/results/h100-2026-11-22/sim_check), and copies shrink the capacity left for
-// distinct lines (DRAM write-backs of a streaming copy: validate/results/h100-2026-11-22/report).
+// which invalidates the copies other partitions hold; a far write leaves the writer's partition a clean copy of what
+// it wrote. ncu counts both lookups, so a far read costs 1.5x the sectors of a near one for whole lines
+// (validate/results/h100-2026-11-22/sim_check), and copies shrink the capacity left for distinct lines, written ones
+// as read ones (validate/results/h100-2026-11-24/probe: a steady copy kernel runs out of L2 where reads alone do).
+// A set may hold at most `dirty_ways` dirty lines (H100: 8 of 16, the same probe); past that the oldest is written back
+// and stays, clean.
 #include <array>
 
 #include "../cache/set_cache.h"
@@ -25,6 +28,7 @@ struct L2SliceSpec {
   std::uint64_t dram_row_bytes = 1024;
   std::uint64_t slice_width = 64;  // bytes per data-path beat
   std::uint32_t slices = 1;        // of the whole L2 (sets are placed over all of them: l2_place)
+  std::uint32_t dirty_ways = 0;    // dirty lines a set may hold (more: the oldest is written back); 0: every way
 };
 
 class L2Slice {
@@ -52,6 +56,9 @@ class L2Slice {
   [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const { return m_granules[sectors]; }
   [[nodiscard]] std::uint32_t compute_granules(std::uint32_t sectors) const;
   void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;
+  // `slot` (of `set`) was clean and is now dirty: past the set's dirty-line limit, the oldest other dirty line is
+  // written back and stays as a clean line.
+  void limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c);
 
   L2SliceSpec m_spec;
   SetCache m_cache;

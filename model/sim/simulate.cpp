@@ -68,10 +68,16 @@ Machine make_machine(const Arch& arch) {
   const L2Spec& l2 = arch.l2;
   CacheGeometry g{l2.line, l2.sector, 0, static_cast<std::uint32_t>(l2.associativity)};
   g.sets = static_cast<std::uint32_t>(l2.size / (static_cast<std::uint64_t>(l2.slices) * l2.associativity * l2.line));
+  // A share of the ways, at least one; 0 (all of them) when the arch sets no limit or the share rounds to every way.
+  std::uint32_t dirty_ways = 0;
+  if (l2.dirty_fraction_max > 0) {
+    const auto ways = static_cast<std::uint32_t>(std::max(1.0, std::floor(l2.dirty_fraction_max * g.ways)));
+    if (ways < g.ways) dirty_ways = ways;
+  }
   for (int s = 0; s < l2.slices; ++s)
     m.slices.emplace_back(
         L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes, l2.slice_width,
-                    static_cast<std::uint32_t>(l2.slices)});
+                    static_cast<std::uint32_t>(l2.slices), dirty_ways});
   return m;
 }
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Compares validate/probe/l2_capacity.cu's measured steady state (ncu, the last of three launches) with memhier's
+prediction of the same kernels (validate/probe/l2_capacity/*.yaml, three launches with --keep-cache).
+
+Usage: compare_l2_capacity.py PROBE_DIR [MEMHIER] [--arch h100] [--max-error POINTS]
+PROBE_DIR holds l2_capacity.json and l2_capacity_ncu.csv (run_l2_capacity.sh's output). The error of a configuration is
+|measured - predicted| DRAM bytes of the kind its kernel moves (reads for read and copy, writes for copy and write) in
+points of its footprint; --max-error makes it exit 1 when their mean exceeds POINTS (the ctest l2_capacity_probe)."""
+import argparse
+import concurrent.futures
+import csv
+import io
+import json
+import pathlib
+import subprocess
+
+HERE = pathlib.Path(__file__).resolve().parent
+UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "": 1}
+
+
+def measured(probe_dir):
+    """(kernel, footprint MiB) -> metrics of the configuration's last launch."""
+    text = (probe_dir / "l2_capacity_ncu.csv").read_text().splitlines()
+    start = next(i for i, line in enumerate(text) if line.startswith('"ID"'))
+    launches = {}
+    for row in csv.DictReader(io.StringIO("\n".join(text[start:]))):
+        unit = row["Metric Unit"]
+        if unit not in UNITS and unit not in ("ns", "usecond", "msecond"):
+            raise SystemExit(f"unexpected unit {unit!r} for {row['Metric Name']}")
+        value = float(row["Metric Value"].replace(",", "")) * UNITS.get(unit, 1)
+        launches.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
+    configs = json.loads((probe_dir / "l2_capacity.json").read_text())["configs"]
+    ids = sorted(launches)
+    if len(ids) != 3 * len(configs):
+        raise SystemExit(f"{len(ids)} profiled launches for {len(configs)} configurations (expected 3 each)")
+    return {(c["kernel"], c["footprint_mib"]): launches[ids[3 * i + 2]] for i, c in enumerate(configs)}
+
+
+def predicted(memhier, arch, kernel, n):
+    out = subprocess.run([memhier, "simulate", str(HERE / "l2_capacity" / f"{kernel}.yaml"), "--arch", arch,
+                          "--keep-cache", "--json", "--set", f"n={n}"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)[-1]["counters"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("probe_dir", type=pathlib.Path)
+    ap.add_argument("memhier", nargs="?", default="build/release/tools/memhier")
+    ap.add_argument("--arch", default="h100")
+    ap.add_argument("--max-error", type=float, help="exit 1 if the mean error (points of footprint) exceeds this")
+    ap.add_argument("--jobs", type=int, default=2, help="simulations run at once")
+    args = ap.parse_args()
+    meas = measured(args.probe_dir)
+    configs = json.loads((args.probe_dir / "l2_capacity.json").read_text())["configs"]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        preds = list(pool.map(lambda c: predicted(args.memhier, args.arch, c["kernel"], c["n"]), configs))
+    print(f"{'kernel':6} {'MiB':>4} | {'DRAM read MB':>19} | {'DRAM write MB':>19} | {'L2 read hit %':>15}")
+    print(f"{'':6} {'':>4} | {'measured':>9} {'model':>9} | {'measured':>9} {'model':>9} | {'measured':>7} {'model':>7}")
+    errors = []
+    for c, p in zip(configs, preds):
+        m = meas[(c["kernel"], c["footprint_mib"])]
+        m_hit = 100 * m["lts__t_sectors_op_read_lookup_hit.sum"] / max(m["lts__t_sectors_op_read.sum"], 1)
+        p_hit = 100 * p["l2_read_hits"] / max(p["l2_read_sectors"], 1)
+        hits = f"{m_hit:7.1f} {p_hit:7.1f}" if c["kernel"] != "write" else f"{'-':>7} {'-':>7}"
+        print(f"{c['kernel']:6} {c['footprint_mib']:4d} | {m['dram__bytes_read.sum'] / 1e6:9.2f} "
+              f"{p['dram_read_bytes'] / 1e6:9.2f} | {m['dram__bytes_write.sum'] / 1e6:9.2f} "
+              f"{p['dram_write_bytes'] / 1e6:9.2f} | {hits}")
+        footprint = c["footprint_mib"] * 2**20
+        if c["kernel"] != "write":
+            errors.append(abs(m["dram__bytes_read.sum"] - p["dram_read_bytes"]) / footprint * 100)
+        if c["kernel"] != "read":
+            errors.append(abs(m["dram__bytes_write.sum"] - p["dram_write_bytes"]) / footprint * 100)
+    mean = sum(errors) / len(errors)
+    print(f"mean |DRAM error| {mean:.2f} points of footprint over {len(errors)} comparisons, worst {max(errors):.1f}")
+    if args.max_error is not None and mean > args.max_error:
+        print(f"compare_l2_capacity: mean error {mean:.2f} points exceeds --max-error {args.max_error}")
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
