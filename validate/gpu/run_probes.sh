@@ -10,6 +10,8 @@
 #   ncu_warm_l1.csv        the warm cases' L1 data-stage and tag-stage wavefronts (application replay; each case runs
 #                          twice, the second launch counts)
 #   once_*.jsonl           the case order and launch counts of those ncu runs
+#   l2_capacity*           validate/probe/run_l2_capacity.sh: how much of a steady read, copy or write footprint
+#                          (4-96 MiB) the L2 keeps (compare with validate/probe/compare_l2_capacity.py)
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/probe
 mkdir -p "$out"
@@ -21,6 +23,9 @@ write_environment "$out/environment.txt"
 nvcc -O2 -arch=sm_90 -Ivalidate/probe validate/probe/constant_cache.cu -o /tmp/constant_cache &&
   /tmp/constant_cache > "$out/constant_cache.json"
 echo "constant_cache rc=$?" | tee -a "$out/environment.txt"
+
+OUT="$out" bash validate/probe/run_l2_capacity.sh > /dev/null 2>&1
+echo "l2_capacity rc=$?" | tee -a "$out/environment.txt"
 
 build_suite "$bin" "$out/build.log" "$out/environment.txt"  # always: a runner left by an older checkout would do
 
