@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -297,6 +298,28 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   // Ratchet: a baseline with a lower MAPE than this run fails; this run's own summary passes.
   Result b = memhier(fmt::format("validate --results {0} --out {0}/r3 --no-plots --write-baseline {0}/base.json", dir.string()));
   CHECK(b.rc == 0);
+  {
+    // The counter table's columns line up under the header, the longest name (24 characters) included (four cases of
+    // the H100 run of 2026-11-24, which has ncu counters).
+    Result t = memhier(fmt::format("validate --results {}/../validate/results/h100-2026-11-24 --out {}/aligned --no-plots "
+                                   "--only '^empty_blocks'", MEMHIER_TEST_TRACES_DIR, dir.string()));
+    CHECK(t.rc == 0);
+    std::istringstream lines(t.out);
+    std::string line;
+    std::size_t cases_end = std::string::npos;
+    int rows = 0;
+    while (std::getline(lines, line)) {
+      if (line.starts_with("counter ")) cases_end = line.find("cases") + 5;
+      if (cases_end == std::string::npos || !(line.starts_with("shared_ld_bank_conflicts ") ||
+                                              line.starts_with("dram_read_bytes ")))
+        continue;
+      ++rows;
+      REQUIRE(line.size() > cases_end);
+      CHECK(std::isdigit(static_cast<unsigned char>(line[cases_end - 1])) != 0);
+      CHECK(line[cases_end] == ' ');
+    }
+    CHECK(rows == 2);
+  }
   CHECK(memhier(fmt::format("validate --results {0} --out {0}/r4 --no-plots --baseline {0}/base.json", dir.string())).rc == 0);
   std::ofstream(dir / "strict.json") << R"({"summary":{"time_from_description":{"mape_pct":0.5}}})";
   Result strict = memhier(fmt::format("validate --results {0} --out {0}/r5 --no-plots --baseline {0}/strict.json", dir.string()));

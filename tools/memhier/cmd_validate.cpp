@@ -2,6 +2,7 @@
 // folder (CPU only); with --gpu it first runs the suite, ncu and the tracer on this machine's GPU.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -57,16 +58,22 @@ void print_table(const nlohmann::json& report) {
       std::cout << fmt::format(" ({} traced case{} left out: the trace lacks the kernel's constant-bank loads)",
                                p["left_out"].get<int>(), p["left_out"].get<int>() == 1 ? "" : "s");
   }
-  std::cout << "\n\ncounter              cases  mean |err|  weighted |err|  worst |err|  within 0.5%  within 10%\n";
+  // The name column fits the longest name (shared_ld_bank_conflicts is 24 characters), so the columns stay aligned.
+  std::size_t width = 20;
+  for (const char* table : {"counters", "hit_rates"})
+    if (s.contains(table))
+      for (const auto& [name, c] : s[table].items()) width = std::max(width, name.size());
+  std::cout << fmt::format("\n\n{:<{}} cases  mean |err|  weighted |err|  worst |err|  within 0.5%  within 10%\n",
+                           "counter", width);
   for (const auto& [name, c] : s["counters"].items())
-    std::cout << fmt::format("{:<20} {:>5}  {:>9.1f}%  {:>13.1f}%  {:>10.1f}%  {:>11}  {:>9}\n", name,
+    std::cout << fmt::format("{:<{}} {:>5}  {:>9.1f}%  {:>13.1f}%  {:>10.1f}%  {:>11}  {:>9}\n", name, width,
                              c["cases"].get<int>(), c["mean_abs_error_pct"].get<double>(),
                              c.value("weighted_abs_error_pct", 0.0), c["worst_abs_error_pct"].get<double>(),
                              c["within_0_5pct"].get<double>(), c["within_10pct"].get<double>());
   if (s.contains("hit_rates") && !s["hit_rates"].empty()) {
-    std::cout << "\nhit rate (points)    cases  mean |err|  worst |err|  within 5 points\n";
+    std::cout << fmt::format("\n{:<{}} cases  mean |err|  worst |err|  within 5 points\n", "hit rate (points)", width);
     for (const auto& [name, c] : s["hit_rates"].items())
-      std::cout << fmt::format("{:<20} {:>5}  {:>10.1f}  {:>11.1f}  {:>15}\n", name, c["cases"].get<int>(),
+      std::cout << fmt::format("{:<{}} {:>5}  {:>10.1f}  {:>11.1f}  {:>15}\n", name, width, c["cases"].get<int>(),
                                c["mean_abs_error_points"].get<double>(), c["worst_abs_error_points"].get<double>(),
                                c["within_5_points"].get<double>());
   }
