@@ -301,8 +301,8 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   {
     // The counter table's columns line up under the header, the longest name (24 characters) included (four cases of
     // the H100 run of 2026-11-24, which has ncu counters).
-    Result t = memhier(fmt::format("validate --results {}/../validate/results/h100-2026-11-24 --out {}/aligned --no-plots "
-                                   "--only '^empty_blocks'", MEMHIER_TEST_TRACES_DIR, dir.string()));
+    Result t = memhier(fmt::format("validate --results {}/../validate/results/h100-2026-11-24 --out {}/aligned "
+                                   "--no-plots --only '^empty_blocks'", MEMHIER_TEST_TRACES_DIR, dir.string()));
     CHECK(t.rc == 0);
     std::istringstream lines(t.out);
     std::string line;
