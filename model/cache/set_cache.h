@@ -75,18 +75,16 @@ class SetCache {
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
   [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
-  // Ways of `set` holding a dirty line.
-  [[nodiscard]] std::uint32_t dirty_ways(std::uint32_t set) const {
-    std::uint32_t n = 0;
-    for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) n += m_dirty[w] != 0 ? 1U : 0U;
-    return n;
-  }
-  // The least recently used slot of `set` holding a dirty line, other than `except`; kNone if there is none.
-  [[nodiscard]] std::uint32_t oldest_dirty(std::uint32_t set, std::uint32_t except) const {
-    std::uint32_t best = kNone;
-    for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w)
-      if (w != except && m_dirty[w] != 0 && (best == kNone || m_keys[w] < m_keys[best])) best = w;
-    return best;
+  // When `set` holds more than `limit` dirty lines: the least recently used of them other than `except`; else kNone.
+  // One pass over the set's ways (it runs whenever a clean line turns dirty).
+  [[nodiscard]] std::uint32_t oldest_dirty_past(std::uint32_t set, std::uint32_t except, std::uint32_t limit) const {
+    std::uint32_t dirty = 0, oldest = kNone;
+    for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
+      if (m_dirty[w] == 0) continue;
+      ++dirty;
+      if (w != except && (oldest == kNone || m_keys[w] < m_keys[oldest])) oldest = w;
+    }
+    return dirty > limit ? oldest : kNone;
   }
   void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
   void demote_persisting();

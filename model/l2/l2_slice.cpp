@@ -54,38 +54,32 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
   const std::uint32_t have = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
   count(r.op, static_cast<std::uint64_t>(std::popcount(r.sectors)),
         static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
-  if (r.op == L2Op::write) {
-    // The writer's partition keeps what it wrote as a clean copy (the home slice owns the dirty data): on the H100 a
-    // steady copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint with its copies counted
-    // for writes as for reads, not at the ~40 MiB it would if writes left none (validate/results/h100-2026-11-24/
-    // probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read 32 MiB 23%).
-    if (slot != SetCache::kNone) {
-      m_cache.touch(slot);
-      m_cache.valid(slot) |= static_cast<std::uint8_t>(r.sectors);
-    } else {
-      const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
-      m_cache.valid(allocate(r, copy, c)) = static_cast<std::uint8_t>(r.sectors);
-    }
-    return r.sectors;
-  }
-  if (r.op != L2Op::read) {  // atomics and reductions run at home: a copy here would be stale
+  if (r.op == L2Op::atom || r.op == L2Op::red) {  // they run at home: a copy here would be stale
     if (slot != SetCache::kNone) m_cache.invalidate(slot);
     return r.sectors;
   }
+  // The copy keeps what a read brings back (whole fetch granules) and what a write wrote: the home slice owns the
+  // dirty data, the copy is clean. Copies of written lines take room as those of read ones do: on the H100 a steady
+  // copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint, not at the ~40 MiB it would if
+  // writes left none (validate/results/h100-2026-11-24/probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read
+  // 32 MiB 23%).
+  const bool write = r.op == L2Op::write;
   const std::uint32_t missing = r.sectors & ~have;
+  const auto kept = static_cast<std::uint8_t>(write ? r.sectors : granules(missing));
   if (slot != SetCache::kNone) {
-    if (m_cache.persisting(slot)) c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors & have));
+    if (!write && m_cache.persisting(slot))
+      c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors & have));
     m_cache.touch(slot);
-    m_cache.valid(slot) |= static_cast<std::uint8_t>(granules(missing));
+    m_cache.valid(slot) |= kept;
   } else {
-    // The copy itself is clean, and never persisting: the set-aside holds a window's lines once, at home. On the H100
-    // a 16 MiB persisting buffer read by SMs of both partitions keeps most of its benefit in 5 set-aside ways
-    // (15.6 MiB), which copies counted against the set-aside would overrun by half (validate/results/
-    // h100-2026-11-22f/probe/persisting_l2.json: s14_hot16 63.9 us a launch, no window 77.7, 6 ways 61.4).
+    // Never persisting: the set-aside holds a window's lines once, at home. On the H100 a 16 MiB persisting buffer
+    // read by SMs of both partitions keeps most of its benefit in 5 set-aside ways (15.6 MiB), which copies counted
+    // against the set-aside would overrun by half (validate/results/h100-2026-11-22f/probe/persisting_l2.json:
+    // s14_hot16 63.9 us a launch, no window 77.7, 6 ways 61.4).
     const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
-    m_cache.valid(allocate(r, copy, c)) = static_cast<std::uint8_t>(granules(missing));
+    m_cache.valid(allocate(r, copy, c)) = kept;
   }
-  return missing;
+  return write ? r.sectors : missing;  // a write goes on to the home slice whole
 }
 
 std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCounters& c) {
@@ -151,8 +145,9 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
 // lines spread evenly), without changing a read's or a copy's, whose dirty halves are smaller (archs/h100.yaml
 // l2.dirty_fraction_max).
 void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c) {
-  if (m_spec.dirty_ways == 0 || m_cache.dirty_ways(set) <= m_spec.dirty_ways) return;
-  const std::uint32_t old = m_cache.oldest_dirty(set, slot);
+  if (m_spec.dirty_ways == 0) return;
+  const std::uint32_t old = m_cache.oldest_dirty_past(set, slot, m_spec.dirty_ways);
+  if (old == SetCache::kNone) return;
   const CacheGeometry& g = m_spec.geometry;
   dram(m_cache.line(old) * g.line_bytes, static_cast<std::uint64_t>(std::popcount(m_cache.dirty(old))) * g.sector_bytes,
        true, c);

@@ -20,8 +20,14 @@ UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "": 1
 
 def measured(probe_dir):
     """(kernel, footprint MiB) -> metrics of the configuration's last launch."""
+    for name in ("l2_capacity_ncu.csv", "l2_capacity.json"):
+        if not (probe_dir / name).is_file():
+            raise SystemExit(f"compare_l2_capacity: {probe_dir / name}: missing (run_l2_capacity.sh writes it)")
     text = (probe_dir / "l2_capacity_ncu.csv").read_text().splitlines()
-    start = next(i for i, line in enumerate(text) if line.startswith('"ID"'))
+    start = next((i for i, line in enumerate(text) if line.startswith('"ID"')), None)
+    if start is None:
+        raise SystemExit(f"compare_l2_capacity: {probe_dir / 'l2_capacity_ncu.csv'}: no ncu --csv header "
+                         '("ID",...)')
     launches = {}
     for row in csv.DictReader(io.StringIO("\n".join(text[start:]))):
         unit = row["Metric Unit"]
@@ -37,8 +43,12 @@ def measured(probe_dir):
 
 
 def predicted(memhier, arch, kernel, n):
-    out = subprocess.run([memhier, "simulate", str(HERE / "l2_capacity" / f"{kernel}.yaml"), "--arch", arch,
-                          "--keep-cache", "--json", "--set", f"n={n}"], check=True, capture_output=True, text=True)
+    cmd = [memhier, "simulate", str(HERE / "l2_capacity" / f"{kernel}.yaml"), "--arch", arch, "--keep-cache", "--json",
+           "--set", f"n={n}"]
+    try:
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit(f"compare_l2_capacity: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
     return json.loads(out.stdout)[-1]["counters"]
 
 
@@ -55,7 +65,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         preds = list(pool.map(lambda c: predicted(args.memhier, args.arch, c["kernel"], c["n"]), configs))
     print(f"{'kernel':6} {'MiB':>4} | {'DRAM read MB':>19} | {'DRAM write MB':>19} | {'L2 read hit %':>15}")
-    print(f"{'':6} {'':>4} | {'measured':>9} {'model':>9} | {'measured':>9} {'model':>9} | {'measured':>7} {'model':>7}")
+    print(f"{'':6} {'':>4} | {'measured':>9} {'model':>9} | {'measured':>9} {'model':>9} | "
+          f"{'measured':>7} {'model':>7}")
     errors = []
     for c, p in zip(configs, preds):
         m = meas[(c["kernel"], c["footprint_mib"])]
