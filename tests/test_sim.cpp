@@ -207,7 +207,11 @@ body:
 )";
   // Near SM: 8 home lookups of 4 sectors, the first a miss. Far SM: 8 lookups of its copy, the first a miss that goes
   // on to the home slice (4 more sectors, a hit or the miss that fetches the line, whoever came first).
-  SimCounters c = run(h100(), reads);
+  // SMs 0 and 1 are the two SMs of a TPC, whose reads of one line in flight the H100 merges (the next test): merging
+  // is off here to see the partitions alone.
+  Arch arch = h100();
+  arch.l1.miss_merge_sms = 0;
+  SimCounters c = run(arch, reads);
   CHECK(c.l2_read_sectors == 8 * 8 + 4);
   CHECK(c.l2_far_sectors == 4);
   CHECK(c.l2_read_hits == 8 * 8 + 4 - 8);
@@ -219,13 +223,50 @@ body:
   // hits as ncu counts them.
   std::string rw = reads;
   rw += "      - store: buf[threadIdx.x]\n";
-  SimCounters w = run(h100(), rw);
+  SimCounters w = run(arch, rw);
   CHECK(w.l2_read_sectors == 8 * 8 + 4);
   CHECK(w.l2_read_hits == 8 * 8 + 4 - 8);
   CHECK(w.l2_write_sectors == 8 * 12);
   CHECK(w.l2_write_hits == w.l2_write_sectors);
   CHECK(w.l2_far_sectors == 4 + 8 * 4);
   CHECK(w.dram_read_bytes == 128);
+}
+
+TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; SMs of other TPCs each go") {
+  // validate/probe/shared_reads: 264 blocks each read a 64 KiB chunk, 2048 sectors, with no L1 reuse. Blocks b go
+  // to SM b mod 132, so blocks 2j and 2j + 1 run on SMs 2t and 2t + 1 (a TPC) in step: one of each pair's requests
+  // finds the other's in flight (H100 ncu: 53% of the sectors reach L2 from L1). Blocks j and j + 66 run on SMs of
+  // other TPCs: all sectors reach L2 (H100: 100%).
+  const auto yaml = std::filesystem::path(MEMHIER_TEST_PROBE_DIR) / "shared_reads" / "shared_reads.yaml";
+  const std::uint64_t sectors = 264 * 2048;
+  auto counters = [&](const Arch& arch, const std::string& pattern) {
+    auto src = load_kernel_description(yaml, {{"pattern", pattern}});
+    auto result = simulate(arch, *src);
+    REQUIRE(result.size() == 3);
+    return result.back().counters;
+  };
+  // The read sectors L1s send to L2 (ncu lts__t_sectors_srcunit_tex_op_read): each is looked up once in the
+  // requester's partition, and once more at home when that is the other partition and its copy there lacked it (far
+  // sectors, which count the far stores' too: each of those is looked up twice, so l2_write_sectors has them once more).
+  auto from_l1 = [](const SimCounters& c) {
+    const std::uint64_t far_writes = c.l2_write_sectors - c.global_st_sectors;
+    return c.l2_read_sectors - (c.l2_far_sectors - far_writes);
+  };
+  const SimCounters distinct = counters(h100(), "0"), pair = counters(h100(), "1"), spread = counters(h100(), "3");
+  CHECK(distinct.global_ld_sectors == sectors);
+  CHECK(from_l1(distinct) == sectors);
+  CHECK(distinct.l2_merged_sectors == 0);
+  CHECK(pair.l1_sector_hits == 0);
+  CHECK(from_l1(pair) == sectors / 2);
+  CHECK(pair.l2_merged_sectors == sectors / 2);
+  CHECK(from_l1(spread) == sectors);
+  CHECK(spread.l2_merged_sectors == 0);
+  // An arch that does not merge (every shipped one but the H100 and H200, where it was not measured).
+  Arch plain = h100();
+  plain.l1.miss_merge_sms = 0;
+  const SimCounters unmerged = counters(plain, "1");
+  CHECK(from_l1(unmerged) == sectors);
+  CHECK(unmerged.l2_merged_sectors == 0);
 }
 
 TEST_CASE("load waits: a run of loads of distinct instructions waits once; a repeated instruction or work starts another") {

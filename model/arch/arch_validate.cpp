@@ -86,6 +86,7 @@ void check_shared(const Arch& a, const Checker& c) {
 
 void check_caches(const Arch& a, const Checker& c) {
   c.power_of_two(a.l1.line, "l1.line");
+  c.require(a.l1.miss_merge_sms <= 2, "l1.miss_merge_sms", "the simulator merges the misses of SM pairs only (1 or 2)");
   c.power_of_two(a.l1.sector, "l1.sector");
   c.require(a.l1.sector <= a.l1.line, "l1.sector", "cannot exceed l1.line");
   c.power_of_two(static_cast<std::uint64_t>(a.l1.sets), "l1.sets");

@@ -47,6 +47,7 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"l2_red_sectors", "lts__t_sectors_op_red.sum", &C::l2_red_sectors, "reduction sectors at L2"},
       {"l2_red_hits", "", &C::l2_red_hits, "of which hit"},
       {"l2_far_sectors", "", &C::l2_far_sectors, "sectors a far partition's home slice served (its near copy lacked them)"},
+      {"l2_merged_sectors", "", &C::l2_merged_sectors, "read sectors the other SM of the TPC had in flight: no L2 lookup"},
       {"l2_beats", "", &C::l2_beats, "slice data-path beats: each lookup takes ceil(sectors x 32 B / l2.slice_width)"},
       {"l2_persisting_hits", "", &C::l2_persisting_hits, "hits on lines in the persisting set-aside"},
       {"dram_read_bytes", "dram__bytes_read.sum", &C::dram_read_bytes, "bytes read from DRAM (fetch granularity)"},

@@ -1,12 +1,14 @@
 // The simulation driver: blocks to SMs in waves as occupancy allows; each SM issues its resident warps' memory
 // instructions greedy-then-oldest, cycle by cycle, as loads' latencies and barriers let them (warp_scheduler.h); then
 // the L2 replays the SMs' sector requests in issue-cycle order across all SMs, group of slices by group (a line's home
-// slice and its copies in the other partitions form one group). SMs and groups are independent within a wave, so
-// both phases run in parallel with results identical to one thread. Waves go through in batches (kBatchWaves below).
+// slice and its copies in the other partitions form one group), a read the other SM of its TPC has in flight merged
+// into that one (tpc_merge.h). SMs and groups are independent within a wave, so both phases run in parallel with
+// results identical to one thread. Waves go through in batches (kBatchWaves below).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "memhier/error.h"
 #include "memhier/sim.h"
 #include "sm_front.h"
+#include "tpc_merge.h"
 #include "warp_scheduler.h"
 
 namespace memhier {
@@ -184,6 +187,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
     const auto sm_count = static_cast<std::size_t>(num_sms);
     const int parts = arch.l2.partitions;
+    const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
@@ -253,7 +257,19 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         const auto g = static_cast<std::size_t>(gi);
         SimCounters& sc = group_counters[g];
         L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
-        auto replay = [&](const L2Request& r) {
+        // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 160 KiB of table a host
+        // thread, kept from batch to batch.
+        thread_local TpcMerge merge;
+        auto replay = [&](const L2Request& request, std::size_t sm) {
+          L2Request r = request;
+          if (merge_misses && r.op == L2Op::read) {
+            const std::uint32_t merged = merge.merged(r, sm);
+            if (merged != 0) {
+              sc.l2_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
+              r.sectors = static_cast<std::uint8_t>(r.sectors & ~merged);
+              if (r.sectors == 0) return;
+            }
+          }
           // A far request goes through the copy in its own partition first; the home slice sees what it lacked.
           const int home = r.home, from = r.from;
           const std::uint32_t forward = home == from ? r.sectors : group[from].near(r, sc);
@@ -266,6 +282,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         heap.reserve(sm_count);
         std::vector<std::size_t> next(sm_count);
         for (std::size_t w = 0; w < waves; ++w) {
+          merge.begin(spec.l2_latency);
           // A merge of the SMs' lists by (cycle, SM): the earliest cycle first, SMs in order within a cycle. The heap
           // holds each SM's next cycle and number packed in one key; the SM taken goes back in with its next cycle.
           heap.clear();
@@ -279,7 +296,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
             const std::size_t s = key & 0xFFFFU;
             const std::span<const L2Request> v = lists.of(w, g, s);
             std::size_t& i = next[s];
-            for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i]);
+            for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i], s);
             if (i < v.size()) {
               __builtin_prefetch(&v[i] + 2);
               replace_top(heap, std::uint64_t{v[i].cycle} << 16U | s);

@@ -12,6 +12,9 @@
 #   once_*.jsonl           the case order and launch counts of those ncu runs
 #   l2_capacity*           validate/probe/run_l2_capacity.sh: how much of a steady read, copy or write footprint
 #                          (4-96 MiB) the L2 keeps (compare with validate/probe/compare_l2_capacity.py)
+#   block_placement.json,  validate/probe/run_placement.sh: which SM runs which block, which SMs share an L2
+#   sm_partition.json,     partition, and how many of the reads two SMs share reach L2 (summarize with
+#   shared_reads*          validate/probe/analyze_placement.py)
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/probe
 mkdir -p "$out"
@@ -26,6 +29,9 @@ echo "constant_cache rc=$?" | tee -a "$out/environment.txt"
 
 OUT="$out" bash validate/probe/run_l2_capacity.sh > /dev/null 2>&1
 echo "l2_capacity rc=$?" | tee -a "$out/environment.txt"
+
+OUT="$out" bash validate/probe/run_placement.sh > /dev/null 2>&1
+echo "placement rc=$?" | tee -a "$out/environment.txt"
 
 build_suite "$bin" "$out/build.log" "$out/environment.txt"  # always: a runner left by an older checkout would do
 

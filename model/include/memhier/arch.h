@@ -62,6 +62,9 @@ struct L1Spec {
   Replacement replacement = Replacement::lru;
   double latency_cycles = 0;
   double bandwidth_bytes_per_clock = 0;  // per SM
+  // SMs s and s + 1 (s even: the two of a TPC) whose read misses for a sector the other has in flight reach the
+  // L2 once: 2; 0 or 1: every miss reaches it.
+  int miss_merge_sms = 0;
 };
 
 struct ConstantCacheSpec {
