@@ -247,7 +247,8 @@ TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; 
   };
   // The read sectors L1s send to L2 (ncu lts__t_sectors_srcunit_tex_op_read): each is looked up once in the
   // requester's partition, and once more at home when that is the other partition and its copy there lacked it (far
-  // sectors, which count the far stores' too: each of those is looked up twice, so l2_write_sectors has them once more).
+  // sectors, which count the far stores' too: each of those is looked up twice, so l2_write_sectors has them once
+  // more).
   auto from_l1 = [](const SimCounters& c) {
     const std::uint64_t far_writes = c.l2_write_sectors - c.global_st_sectors;
     return c.l2_read_sectors - (c.l2_far_sectors - far_writes);

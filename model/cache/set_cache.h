@@ -75,11 +75,27 @@ class SetCache {
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
   [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
-  // When `set` holds more than `limit` dirty lines: the least recently used of them other than `except`; else kNone.
-  // One pass over the set's ways (it runs whenever a clean line turns dirty).
+  // When `set` holds more than `limit` dirty lines: the least recently used of them other than `except` (the first on
+  // a tie); else kNone. It runs whenever a clean line turns dirty: where the set is kWideWays wide, one vector compare
+  // finds the dirty ways and only their keys are read; elsewhere one pass over the ways.
   [[nodiscard]] std::uint32_t oldest_dirty_past(std::uint32_t set, std::uint32_t except, std::uint32_t limit) const {
-    std::uint32_t dirty = 0, oldest = kNone;
-    for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
+    const std::uint32_t base = set * m_g.ways;
+    std::uint32_t oldest = kNone;
+#if defined(__SSE4_1__)
+    if (m_g.ways == kWideWays) {
+      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&m_dirty[base]));
+      const auto clean = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())));
+      const std::uint32_t dirty = ~clean & 0xFFFFU;
+      if (static_cast<std::uint32_t>(std::popcount(dirty)) <= limit) return kNone;
+      for (std::uint32_t bits = dirty; bits != 0; bits &= bits - 1) {
+        const std::uint32_t w = base + static_cast<std::uint32_t>(std::countr_zero(bits));
+        if (w != except && (oldest == kNone || m_keys[w] < m_keys[oldest])) oldest = w;
+      }
+      return oldest;
+    }
+#endif
+    std::uint32_t dirty = 0;
+    for (std::uint32_t w = base; w < base + m_g.ways; ++w) {
       if (m_dirty[w] == 0) continue;
       ++dirty;
       if (w != except && (oldest == kNone || m_keys[w] < m_keys[oldest])) oldest = w;

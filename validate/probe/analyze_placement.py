@@ -69,9 +69,11 @@ def shared_reads(path, delays, memhier):
     head = rows[0]
     by_id = defaultdict(dict)
     for r in rows[1:]:
-        by_id[int(r[head.index("ID")])][r[head.index("Metric Name")]] = float(r[head.index("Metric Value")].replace(",", ""))
+        value = float(r[head.index("Metric Value")].replace(",", ""))
+        by_id[int(r[head.index("ID")])][r[head.index("Metric Name")]] = value
     names = ["distinct", "tpc_pair", "far_pair", "spread"]
-    metrics = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+    metrics = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
                "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_op_read.sum"]
     print("shared_reads under ncu (mean of the launches of each pattern):")
     print(f"  {'pattern':9} {'L1 sectors':>11} {'L1 hits':>9} {'L2 from L1':>11} {'share':>6} {'L2 reads':>9}"

@@ -74,7 +74,8 @@ int main() {
     int resident = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, place, static_cast<int>(k.bx * k.by),
                                                         std::max(k.shared_bytes, 16)));
-    std::printf("%s    {\"name\": \"%s\", \"grid\": [%u, %u], \"block\": [%u, %u], \"shared_bytes\": %d, \"spin\": %lld, "
+    std::printf("%s    {\"name\": \"%s\", \"grid\": [%u, %u], \"block\": [%u, %u], \"shared_bytes\": %d, "
+                "\"spin\": %lld, "
                 "\"resident_per_sm\": %d, \"runs\": [",
                 c == 0 ? "" : ",\n", k.name, k.gx, k.gy, k.bx, k.by, k.shared_bytes, k.spin, resident);
     for (int r = 0; r < 3; ++r) {

@@ -63,7 +63,8 @@ int main() {
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&e));
   const char* names[] = {"distinct", "tpc_pair", "far_pair", "spread"};
-  std::printf("{\n  \"name\": \"%s\",\n  \"blocks\": %d,\n  \"threads\": %d,\n  \"chunk_bytes\": %d,\n  \"patterns\": [",
+  std::printf("{\n  \"name\": \"%s\",\n  \"blocks\": %d,\n  \"threads\": %d,\n  \"chunk_bytes\": %d,\n"
+              "  \"patterns\": [",
               prop.name, kBlocks, kThreads, kChunkFloats * 4);
   for (int pattern = 0; pattern < 4; ++pattern) {
     std::vector<float> us;
@@ -76,7 +77,8 @@ int main() {
       CHECK(cudaEventElapsedTime(&ms, a, e));
       us.push_back(ms * 1000.0f);
     }
-    std::printf("%s\n    {\"pattern\": \"%s\", \"event_us\": [%.2f, %.2f, %.2f]}", pattern == 0 ? "" : ",", names[pattern],
+    std::printf("%s\n    {\"pattern\": \"%s\", \"event_us\": [%.2f, %.2f, %.2f]}", pattern == 0 ? "" : ",",
+                names[pattern],
                 us[0], us[1], us[2]);
   }
   std::printf("\n  ],\n  \"delays\": [");

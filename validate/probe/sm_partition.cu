@@ -73,7 +73,8 @@ int main() {
     std::printf("%s\n    [", r == 0 ? "" : ",");
     for (int s = 0; s < sms; ++s) {
       std::printf("%s\n      [", s == 0 ? "" : ",");
-      for (int l = 0; l < kLines; ++l) std::printf("%s%.1f", l == 0 ? "" : ",", c[static_cast<std::size_t>(s) * kLines + l]);
+      for (int l = 0; l < kLines; ++l)
+        std::printf("%s%.1f", l == 0 ? "" : ",", c[static_cast<std::size_t>(s) * kLines + l]);
       std::printf("]");
     }
     std::printf("\n    ]");
