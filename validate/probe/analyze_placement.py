@@ -8,13 +8,15 @@ PROBE_DIR holds block_placement.json, sm_partition.json, shared_reads.json and s
 (validate/probe/shared_reads/shared_reads.yaml, three launches with --keep-cache, on h100) and the share of its L1
 sectors that reach L2 printed next to the measured one.
 """
-import csv
+import itertools
 import json
 import statistics
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+import ncu_csv
 
 
 def placement(d):
@@ -27,9 +29,12 @@ def placement(d):
         gaps = [b2 - b1 for blocks in per.values() for b1, b2 in zip(blocks, blocks[1:])]
         tpc = sum(1 for b in range(0, len(sm) - 1, 2) if sm[b] // 2 == sm[b + 1] // 2)
         same = all(r["sm"] == c["runs"][0]["sm"] for r in c["runs"])
+        start = c["runs"][0]["start_ns"]
+        apart = sorted(abs(start[b + 1] - start[b]) for b in range(0, len(sm) - 1, 2) if sm[b] // 2 == sm[b + 1] // 2)
         print(f"  {c['name']:28} {len(sm):5} blocks on {len(per):3} SMs; blocks 2j, 2j+1 on one TPC: "
-              f"{tpc}/{len(sm) // 2}; gap between blocks of one SM: median {statistics.median(gaps) if gaps else '-'}"
-              f"; same SMs in all runs: {same}")
+              f"{tpc}/{len(sm) // 2}, starting within {apart[len(apart) * 9 // 10]} ns (90%), {apart[-1]} ns (all); "
+              f"gap between blocks of one SM: median {statistics.median(gaps) if gaps else '-'}; "
+              f"same SMs in all runs: {same}")
 
 
 def partitions(d):
@@ -45,6 +50,19 @@ def partitions(d):
         print(f"  {key}  {len(members):3} SMs: {members}")
     pairs = sum(1 for s in range(0, sms, 2) if any(s in m and s + 1 in m for m in groups.values()))
     print(f"  SM pairs (2t, 2t+1) with one pattern: {pairs}/{sms // 2}")
+    near = [mean[s][l] for s in range(sms) for l in range(lines) if mean[s][l] < median[l]]
+    far = [mean[s][l] for s in range(sms) for l in range(lines) if mean[s][l] >= median[l]]
+    print(f"  cycles a load, near: {min(near):.0f}-{max(near):.0f}, far: {min(far):.0f}-{max(far):.0f}")
+    # The two partitions are the groups of the first line's latency.
+    return {s for s in range(sms) if mean[s][0] < median[0]}
+
+
+def dispatch_runs(placement_data, group):
+    """Lengths of the runs of consecutive blocks that land in one partition, first run of one full wave."""
+    c = next(c for c in placement_data["configs"] if c["name"] == "grid1056_block256")
+    sides = [s in group for s in c["runs"][0]["sm"][:264]]
+    print(f"  blocks by partition in launch order (first 264 of grid1056_block256): runs of "
+          f"{[len(list(g)) for _, g in itertools.groupby(sides)]}")
 
 
 HERE = Path(__file__).resolve().parent
@@ -65,12 +83,7 @@ def simulated_share(memhier, pattern, delay):
 
 
 def shared_reads(path, delays, memhier):
-    rows = [r for r in csv.reader(line for line in open(path) if line.startswith('"'))]
-    head = rows[0]
-    by_id = defaultdict(dict)
-    for r in rows[1:]:
-        value = float(r[head.index("Metric Value")].replace(",", ""))
-        by_id[int(r[head.index("ID")])][r[head.index("Metric Name")]] = value
+    by_id = ncu_csv.launches(path)
     names = ["distinct", "tpc_pair", "far_pair", "spread"]
     metrics = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
@@ -99,8 +112,9 @@ def main():
     memhier = sys.argv[2] if len(sys.argv) == 3 else None
     d = Path(sys.argv[1])
     try:
-        placement(json.loads((d / "block_placement.json").read_text()))
-        partitions(json.loads((d / "sm_partition.json").read_text()))
+        placement_data = json.loads((d / "block_placement.json").read_text())
+        placement(placement_data)
+        dispatch_runs(placement_data, partitions(json.loads((d / "sm_partition.json").read_text())))
         shared_reads(d / "shared_reads_ncu.csv", json.loads((d / "shared_reads.json").read_text()).get("delays", []),
                      memhier)
     except (OSError, ValueError, KeyError) as e:

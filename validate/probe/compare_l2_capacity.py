@@ -8,14 +8,13 @@ PROBE_DIR holds l2_capacity.json and l2_capacity_ncu.csv (run_l2_capacity.sh's o
 points of its footprint; --max-error makes it exit 1 when their mean exceeds POINTS (the ctest l2_capacity_probe)."""
 import argparse
 import concurrent.futures
-import csv
-import io
 import json
 import pathlib
 import subprocess
 
+import ncu_csv
+
 HERE = pathlib.Path(__file__).resolve().parent
-UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "": 1}
 
 
 def measured(probe_dir):
@@ -23,18 +22,7 @@ def measured(probe_dir):
     for name in ("l2_capacity_ncu.csv", "l2_capacity.json"):
         if not (probe_dir / name).is_file():
             raise SystemExit(f"compare_l2_capacity: {probe_dir / name}: missing (run_l2_capacity.sh writes it)")
-    text = (probe_dir / "l2_capacity_ncu.csv").read_text().splitlines()
-    start = next((i for i, line in enumerate(text) if line.startswith('"ID"')), None)
-    if start is None:
-        raise SystemExit(f"compare_l2_capacity: {probe_dir / 'l2_capacity_ncu.csv'}: no ncu --csv header "
-                         '("ID",...)')
-    launches = {}
-    for row in csv.DictReader(io.StringIO("\n".join(text[start:]))):
-        unit = row["Metric Unit"]
-        if unit not in UNITS and unit not in ("ns", "usecond", "msecond"):
-            raise SystemExit(f"unexpected unit {unit!r} for {row['Metric Name']}")
-        value = float(row["Metric Value"].replace(",", "")) * UNITS.get(unit, 1)
-        launches.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
+    launches = ncu_csv.launches(probe_dir / "l2_capacity_ncu.csv")
     configs = json.loads((probe_dir / "l2_capacity.json").read_text())["configs"]
     ids = sorted(launches)
     if len(ids) != 3 * len(configs):
