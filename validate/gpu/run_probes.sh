@@ -2,8 +2,9 @@
 # On a GPU machine, in one call (a few minutes): the measurements behind model constants that the suite's own runs do
 # not give. Results under $OUT/probe (default ./gpu-out/probe):
 #   environment.txt        GPU, driver, CUDA, ncu versions and the date
-#   constant_cache.json    validate/probe/constant_cache.cu: cycles per divergent constant load by lines, words,
-#                          stride and reuse (constant-cache geometry and miss cost)
+#   constant_cache*,       validate/probe/run_constant_cache.sh: cycles per divergent constant load by lines, words,
+#   suite_constant_ncu.csv stride, reuse and warps an SM, with ncu's constant-cache (idc__) counters (summarize with
+#                          validate/probe/analyze_constant.py)
 #   ncu_cold_flushed.csv   the cold cases under ncu --cache-control none --replay-mode application, each launch after
 #                          the suite's own L2 flush (memhier-suite --once --flush): DRAM and L2 traffic without
 #                          ncu's flush and buffer restore in front of the kernel (compare ncu_cold.csv of run_suite.sh)
@@ -23,8 +24,7 @@ source validate/gpu/common.sh
 bin=/tmp/memhier-suite
 write_environment "$out/environment.txt"
 
-nvcc -O2 -arch=sm_90 -Ivalidate/probe validate/probe/constant_cache.cu -o /tmp/constant_cache &&
-  /tmp/constant_cache > "$out/constant_cache.json"
+OUT="$out" bash validate/probe/run_constant_cache.sh > /dev/null 2>&1
 echo "constant_cache rc=$?" | tee -a "$out/environment.txt"
 
 OUT="$out" bash validate/probe/run_l2_capacity.sh > /dev/null 2>&1

@@ -7,7 +7,7 @@ import io
 import pathlib
 
 UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "request": 1, "": 1, "%": 1,
-         "ns": 1, "usecond": 1e3, "msecond": 1e6}
+         "ns": 1, "usecond": 1e3, "msecond": 1e6, "cycle": 1, "inst": 1}
 
 
 def launches(path):
@@ -22,6 +22,8 @@ def launches(path):
         raise SystemExit(f'{path}: no ncu --csv header ("ID",...)')
     out = {}
     for row in csv.DictReader(io.StringIO("\n".join(text[start:]))):
+        if row["Metric Value"] == "n/a":  # a metric ncu cannot compute for this launch (a .sum of a ratio)
+            continue
         unit = row["Metric Unit"]
         if unit not in UNITS:
             raise SystemExit(f"{path}: unexpected unit {unit!r} for {row['Metric Name']}")

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Summarizes validate/probe/run_constant_cache.sh output: per pattern of constant_cache.cu, SM cycles per serialized
+address (clock64 spans) next to the indexed constant cache's (IDC) own counters under ncu: lookups per request
+(requests + failed lookups: misses on a pending line, tag misses sent to the GCC, and lookups that found no way free)
+and IDC active cycles per request; then a least-squares fit of SM cycles per address on the failed-lookup kinds, and
+the suite's constant cases under the same metrics.
+
+Usage: analyze_constant.py PROBE_DIR   (the folder run_constant_cache.sh wrote)"""
+import json
+import pathlib
+import sys
+
+import ncu_csv
+
+PEND = "idc__requests_lookup_miss_tag_hit.sum"
+TAG_MISS = "idc__requests_lookup_miss_tag_miss.sum"
+UNAVAILABLE = "idc__requests_lookup_miss_tag_unavailable.sum"
+REQUESTS = "idc__requests.sum"
+ACTIVE = "idc__request_cycles_active.sum"
+
+
+def load_json(path):
+    try:
+        return json.loads(path.read_text())
+    except OSError as e:
+        raise SystemExit(f"{path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{path}: line {e.lineno}: {e.msg}")
+
+
+def solve(rows, ys):
+    """Least squares by the normal equations (a handful of columns; no numpy on the CPU machines)."""
+    n = len(rows[0])
+    a = [[sum(r[i] * r[j] for r in rows) for j in range(n)] for i in range(n)]
+    b = [sum(r[i] * y for r, y in zip(rows, ys)) for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda k: abs(a[k][i]))
+        a[i], a[p], b[i], b[p] = a[p], a[i], b[p], b[i]
+        for k in range(i + 1, n):
+            f = a[k][i] / a[i][i]
+            a[k] = [x - f * y for x, y in zip(a[k], a[i])]
+            b[k] -= f * b[i]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (b[i] - sum(a[i][j] * x[j] for j in range(i + 1, n))) / a[i][i]
+    return x
+
+
+def per_request(m):
+    req = m[REQUESTS]
+    return {k: m[v] / req for k, v in (("pend", PEND), ("tag_miss", TAG_MISS), ("unavail", UNAVAILABLE),
+                                        ("active", ACTIVE))}
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    d = pathlib.Path(sys.argv[1])
+    patterns = load_json(d / "constant_cache.json")["patterns"]
+    launches = ncu_csv.launches(d / "constant_cache_ncu.csv")
+    ids = sorted(launches)
+    if len(ids) != 2 * len(patterns):
+        raise SystemExit(f"{d / 'constant_cache_ncu.csv'}: {len(ids)} launches, expected 2 for each of "
+                         f"{len(patterns)} patterns (a warm-up and a measured one)")
+    print("pattern                          blocks thr  SM cyc/addr  req/warp load  lookups/req  (pend  tag-miss"
+          "  no-way)  IDC cyc/req")
+    rows, ys = [], []
+    for i, p in enumerate(patterns):
+        m = launches[ids[2 * i + 1]]
+        threads = p.get("threads", 256)
+        warp_loads = p["blocks"] * threads // 32 * 64
+        r = per_request(m)
+        lookups = 1 + r["pend"] + r["tag_miss"] + r["unavail"]
+        print(f"{p['pattern']:32s} {p['blocks']:6d} {threads:3d} {p['cycles_per_address']:11.2f} "
+              f"{m[REQUESTS] / warp_loads:14.2f} {lookups:12.2f}  ({r['pend']:.3f} {r['tag_miss']:.3f}    "
+              f"{r['unavail']:.3f})  {r['active']:10.2f}")
+        if p["pattern"] != "broadcast" and threads == 256 and p["blocks"] == 4096:
+            rows.append([1.0, r["pend"], r["tag_miss"], r["unavail"]])
+            ys.append(p["cycles_per_address"])
+    c = solve(rows, ys)
+    worst = max(abs(sum(a * b for a, b in zip(row, c)) - y) / y for row, y in zip(rows, ys))
+    print(f"\nfit over the {len(rows)} patterns of 4096 blocks x 256 threads (all but broadcast): "
+          f"SM cycles per address ="
+          f" {c[0]:.2f} + {c[1]:.2f} x pending + {c[2]:.2f} x tag misses + {c[3]:.2f} x no-way lookups per request;"
+          f" worst relative error {100 * worst:.1f}%")
+    suite = d / "suite_constant_ncu.csv"
+    once = d / "once_constant.jsonl"
+    if suite.exists() and once.exists():
+        cases = [json.loads(line)["case"] for line in once.read_text().splitlines() if line.strip()]
+        print("\nsuite case                                   IDC requests   LDC instr  lookups/req  IDC cyc/req")
+        for (_, m), case in zip(sorted(ncu_csv.launches(suite).items()), cases):
+            r = per_request(m)
+            print(f"{case:44s} {m[REQUESTS]:12.0f} {m['smsp__inst_executed_op_ldc.sum']:11.0f} "
+                  f"{1 + r['pend'] + r['tag_miss'] + r['unavail']:12.2f} {r['active']:12.2f}")
+
+
+if __name__ == "__main__":
+    main()
