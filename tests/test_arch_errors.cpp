@@ -53,6 +53,14 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "constant_cache.replay_cycles");
     CHECK(e.message().find("greater than zero") != std::string::npos);
   }
+  WHEN("the constant cache's ways do not split it into a power-of-two number of sets, or misses have no cache") {
+    auto e = load_error("extends: h100\nname: x\nconstant_cache:\n  associativity: 3\n");
+    CHECK(e.key() == "constant_cache.associativity");
+    CHECK(e.message().find("power-of-two number of sets") != std::string::npos);
+    const std::string cache = "extends: h100\nname: x\nconstant_cache:\n";
+    CHECK(load_error(cache + "  associativity: 0\n").key() == "constant_cache.miss_replays");
+    CHECK(load_error(cache + "  miss_replays: -1\n").key() == "constant_cache.miss_replays");
+  }
   WHEN("the launch and overlap constants are implausible") {
     auto idle = load_error("extends: h100\nname: x\nlaunch:\n  idle_overhead: 1us\n");
     CHECK(idle.key() == "launch.idle_overhead");

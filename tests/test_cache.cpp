@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "../model/cache/constant_cache.h"
 #include "../model/cache/sectored_cache.h"
 #include "../model/cache/set_cache.h"
 #include "../model/l2/l2_slice.h"
@@ -327,4 +328,17 @@ TEST_CASE("L2 slice: past the dirty-line limit a write cleans the set's oldest d
   CHECK(all.c.dram_write_bytes == 0);
   all.slices[0].flush(all.c);
   CHECK(all.c.dram_write_bytes == 3 * 128);
+}
+
+TEST_CASE("constant cache: four lines of a set fit, a fifth evicts the least recently used") {
+  ConstantCache c(8, 4);  // the H100's 2 KB of 64-byte lines in 8 sets of 4 ways
+  for (std::uint64_t line : {0, 8, 16, 24}) CHECK_FALSE(c.access(line));  // set 0, cold
+  for (std::uint64_t line : {0, 8, 16, 24}) CHECK(c.access(line));
+  CHECK_FALSE(c.access(1));  // set 1 leaves set 0 alone
+  CHECK(c.access(0));        // 0 is now the most recent of set 0, 8 the least
+  CHECK_FALSE(c.access(32));  // evicts 8
+  CHECK(c.access(16));
+  CHECK(c.access(24));
+  CHECK_FALSE(c.access(8));
+  CHECK_FALSE(ConstantCache().enabled());
 }

@@ -146,6 +146,23 @@ TEST_CASE("constant cache: one access for a broadcast, one per distinct address 
   CHECK(one.constant_broadcasts == 8 * 4);
 }
 
+TEST_CASE("constant cache misses: lines that fit a 4-way set miss once, 8 lines of one set on every access") {
+  // One block of 8 warps, 4 loads each (n = 256). constant_distinct distinct=4: lanes read floats (lane % 4) * 16 +
+  // k, i.e. 64-byte lines 0-3, one a set of the H100's 8: the first warp's first load misses 4 times, nothing after.
+  SimCounters fit = run_example("constant_distinct", {{"n", "256"}, {"k_count", "4"}, {"distinct", "4"}});
+  CHECK(fit.constant_misses == 4);
+  // constant_divergent: lane reads float lane * 32 + k, lines 0, 2, ..., 62 for k < 16: 8 lines in each of sets 0,
+  // 2, 4, 6, met in ascending order by every load, so LRU keeps none of them to the next use.
+  SimCounters thrash = run_example("constant_divergent", {{"n", "256"}, {"k_count", "4"}});
+  CHECK(thrash.constant_misses == 8 * 4 * 32);
+  // An arch without constant_cache.associativity simulates no constant cache: no misses.
+  const Arch off =
+      load_arch_string("extends: h100\nname: x\nconstant_cache:\n  associativity: 0\n  miss_replays: 0\n", "off.yaml");
+  const auto yaml = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "constant_divergent.yaml";
+  auto src = load_kernel_description(yaml, {{"n", "256"}, {"k_count", "4"}});
+  CHECK(simulate(off, *src, {})[0].counters.constant_misses == 0);
+}
+
 TEST_CASE("L1 working-set sweep: hits while the buffer fits, none once it exceeds L1") {
   // One block re-reads a buffer 4 times. L1 without shared memory: the h100 carveout table's smallest size (0) leaves
   // 256 KiB. Fits: 3 of 4 passes hit. Twice the capacity: LRU evicts every line before its reuse.

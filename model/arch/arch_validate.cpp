@@ -96,6 +96,15 @@ void check_caches(const Arch& a, const Checker& c) {
   c.require(a.constant_cache.size >= a.constant_cache.line, "constant_cache.size", "must hold at least one line");
   c.positive(a.constant_cache.latency_cycles, "constant_cache.latency_cycles");
   c.positive(a.constant_cache.replay_cycles, "constant_cache.replay_cycles");
+  if (a.constant_cache.associativity > 0 && a.constant_cache.line > 0) {
+    const std::uint64_t lines = a.constant_cache.size / a.constant_cache.line;
+    const auto ways = static_cast<std::uint64_t>(a.constant_cache.associativity);
+    c.require(lines % ways == 0 && std::has_single_bit(lines / ways), "constant_cache.associativity",
+              "must divide the cache's lines (size / line) into a power-of-two number of sets");
+  }
+  c.require(a.constant_cache.miss_replays >= 0, "constant_cache.miss_replays", "must not be negative");
+  c.require(a.constant_cache.miss_replays == 0 || a.constant_cache.associativity > 0, "constant_cache.miss_replays",
+            "needs constant_cache.associativity (the cache whose misses it prices)");
 
   const L2Spec& l2 = a.l2;
   c.power_of_two(l2.line, "l2.line");

@@ -37,6 +37,8 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"constant_requests", "", &C::constant_requests, "warp-level constant loads"},
       {"constant_serialized", "", &C::constant_serialized, "constant-cache accesses after serializing distinct addresses"},
       {"constant_broadcasts", "", &C::constant_broadcasts, "constant loads whose lanes all read one address"},
+      {"constant_misses", "", &C::constant_misses,
+       "constant-cache accesses whose line the SM's LRU constant cache lacked (arch constant_cache.associativity)"},
       {"l2_read_sectors", "lts__t_sectors_op_read.sum", &C::l2_read_sectors, "sector reads at L2"},
       {"l2_read_hits", "lts__t_sectors_op_read_lookup_hit.sum", &C::l2_read_hits, "of which hit"},
       {"l2_write_sectors", "lts__t_sectors_op_write.sum", &C::l2_write_sectors, "sector writes at L2"},

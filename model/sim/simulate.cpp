@@ -174,6 +174,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.shared_latency = cycles(arch.shared_memory.latency_cycles);
     spec.constant_latency = cycles(arch.constant_cache.latency_cycles);
     spec.async_copy_predicated_loads = static_cast<std::uint32_t>(arch.shared_memory.async_copy_predicated_loads);
+    if (arch.constant_cache.associativity > 0) {  // validated: a power-of-two number of sets
+      spec.constant_ways = static_cast<std::uint32_t>(arch.constant_cache.associativity);
+      spec.constant_sets = static_cast<std::uint32_t>(arch.constant_cache.size / arch.constant_cache.line /
+                                                      spec.constant_ways);
+      spec.constant_line_shift = static_cast<unsigned>(std::countr_zero(arch.constant_cache.line));
+    }
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
     std::vector<std::unique_ptr<SmFront>> sms;
     sms.reserve(static_cast<std::size_t>(num_sms));

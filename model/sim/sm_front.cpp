@@ -11,6 +11,7 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_spec(spec),
       m_policy(policy),
       m_l1(std::move(l1)),
+      m_constant(spec.constant_sets, spec.constant_ways),
       m_sm(sm),
       m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
 
@@ -110,6 +111,9 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       ++c.constant_requests;
       c.constant_serialized += distinct;
       c.constant_broadcasts += distinct == 1 ? 1 : 0;
+      if (m_constant.enabled())
+        for (std::size_t i = 0; i < distinct; ++i)
+          c.constant_misses += m_constant.access(m_mapped[i] >> m_spec.constant_line_shift) ? 0 : 1;
       return {static_cast<std::uint32_t>(distinct), m_spec.constant_latency};
     }
     case AddressSpace::local: {

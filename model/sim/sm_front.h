@@ -1,8 +1,10 @@
 #pragma once
-// One SM's memory front end: coalescer for global/local, bank model for shared, constant-cache serialization, and
-// its L1 (sectored; loads allocate unless bypassed; stores write through). Misses leave as L2 sector requests.
+// One SM's memory front end: coalescer for global/local, bank model for shared, constant-cache serialization and
+// misses, and its L1 (sectored; loads allocate unless bypassed; stores write through). Misses leave as L2 sector
+// requests.
 #include <vector>
 
+#include "../cache/constant_cache.h"
 #include "../cache/sectored_cache.h"
 #include "../smem/bank_model.h"
 #include "coalescer.h"
@@ -26,6 +28,9 @@ struct SmFrontSpec {
   // (some missed L1; the L2's outcome is not known until the replay, so the mean of near and far), shared, constant.
   std::uint32_t l1_latency = 1, l2_latency = 1, shared_latency = 1, constant_latency = 1;
   std::uint32_t async_copy_predicated_loads = 0;  // never-executed LDS nvcc puts before each cp.async
+  // The constant cache whose misses are counted (constant_ways 0: none); constant addresses / 2^shift are its lines.
+  std::uint32_t constant_sets = 1, constant_ways = 0;
+  unsigned constant_line_shift = 6;
 };
 
 class SmFront {
@@ -68,6 +73,7 @@ class SmFront {
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;
   SectoredCache m_l1;
+  ConstantCache m_constant;
   int m_sm;
   std::uint8_t m_partition;  // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;

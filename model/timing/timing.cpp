@@ -83,11 +83,15 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
                                  p.active_sms)});
   // A warp's constant load reading one address (a broadcast) costs its issue slot; one reading d distinct addresses
   // is serialized into d accesses of constant_cache.replay_cycles each (H100, constant_distinct with d = 2, 8, 32 lines
-  // within the 2 KB cache: 2.0 cycles an access, linear in d).
+  // within the 2 KB cache: 2.0 cycles an access, linear in d). An access whose line the simulated constant cache
+  // lacked adds constant_cache.miss_replays lookups of the same cost: on the H100 one for a lone warp, 0.24 at 64 warps
+  // an SM, which share fills (validate/results/h100-2026-11-24c: ncu's IDC lookups per request).
   const auto serialized = static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_broadcasts));
-  p.terms.push_back({"constant", tail * safe_div(serialized * arch.constant_cache.replay_cycles, clock * sms),
-                     fmt::format("{:.0f} serialized constant accesses x {} cycles", serialized,
-                                 arch.constant_cache.replay_cycles)});
+  const double replays = arch.constant_cache.miss_replays * static_cast<double>(c.constant_misses);
+  const double constant_cycles = (serialized + replays) * arch.constant_cache.replay_cycles;
+  p.terms.push_back({"constant", tail * safe_div(constant_cycles, clock * sms),
+                     fmt::format("{:.0f} serialized constant accesses + {:.0f} replays of {} misses x {} cycles",
+                                 serialized, replays, c.constant_misses, arch.constant_cache.replay_cycles)});
   const auto issued = static_cast<double>(c.warp_instructions + c.work);
   p.terms.push_back({"issue", tail * safe_div(issued, static_cast<double>(arch.sm.sub_partitions) * clock * sms),
                      fmt::format("{:.0f} warp instructions on {} schedulers per SM", issued, arch.sm.sub_partitions)});

@@ -106,7 +106,12 @@ void print_human(const Arch& arch, const KernelSim& k) {
   row("shared", "stores", c.shared_st_requests, c.shared_st_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_st_bank_conflicts));
   row("shared", "atomics", c.shared_atom_requests, c.shared_atom_wavefronts, "-", "");
   row("shared", "cp.async writes", c.shared_async_requests, c.shared_async_wavefronts, "-", "");
-  row("constant", "loads", c.constant_requests, c.constant_serialized, "-", "serialized per distinct address");
+  const bool constant_cache = arch.constant_cache.associativity > 0 && c.constant_serialized > 0;
+  const double constant_hits = pct(c.constant_serialized - c.constant_misses, c.constant_serialized);
+  row("constant", "loads", c.constant_requests, c.constant_serialized,
+      constant_cache ? fmt::format("{:.1f}%", constant_hits) : "-",
+      constant_cache ? fmt::format("serialized per distinct address, {} misses", c.constant_misses)
+                     : "serialized per distinct address");
   row("L2", "reads", 0, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
       fmt::format("{:.1f}% far, {} persisting hits", pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors), c.l2_persisting_hits));
   row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)), "write-back");

@@ -2,8 +2,10 @@
 """Summarizes validate/probe/run_constant_cache.sh output: per pattern of constant_cache.cu, SM cycles per serialized
 address (clock64 spans) next to the indexed constant cache's (IDC) own counters under ncu: lookups per request
 (requests + failed lookups: misses on a pending line, tag misses sent to the GCC, and lookups that found no way free)
-and IDC active cycles per request; then a least-squares fit of SM cycles per address on the failed-lookup kinds, and
-the suite's constant cases under the same metrics.
+and IDC active cycles per request; then a least-squares fit of SM cycles per address on the failed-lookup kinds; the
+model's estimate, replay_cycles x (1 + miss_replays x LRU misses a request), with the misses of an LRU cache of 8 sets
+of 4 ways fed the warps' loads in the simulator's round-robin order (as model/cache/constant_cache.h, with the
+archs/h100.yaml constants below); and the suite's constant cases under the same metrics.
 
 Usage: analyze_constant.py PROBE_DIR   (the folder run_constant_cache.sh wrote)"""
 import json
@@ -16,6 +18,7 @@ PEND = "idc__requests_lookup_miss_tag_hit.sum"
 TAG_MISS = "idc__requests_lookup_miss_tag_miss.sum"
 UNAVAILABLE = "idc__requests_lookup_miss_tag_unavailable.sum"
 REQUESTS = "idc__requests.sum"
+REPLAY_CYCLES, MISS_REPLAYS, SETS, WAYS = 2.02, 0.24, 8, 4  # archs/h100.yaml constant_cache
 ACTIVE = "idc__request_cycles_active.sum"
 
 
@@ -44,6 +47,31 @@ def solve(rows, ys):
     for i in reversed(range(n)):
         x[i] = (b[i] - sum(a[i][j] * x[j] for j in range(i + 1, n))) / a[i][i]
     return x
+
+
+def lru_misses(p, warps, loads=64):
+    """Misses a request of the pattern's loads (64 a warp; `warps` of them, all at load k before any at k + 1) in an
+    LRU cache of SETS x WAYS 64-byte lines, each load's distinct addresses in ascending order."""
+    d, stride, phase, table, w = (p[k] for k in ("lines", "stride_lines", "phase_lines", "table_lines",
+                                                  "words_per_line"))
+    sets = [[] for _ in range(SETS)]  # each most recent last
+    requests = misses = 0
+    for k in range(loads):
+        addresses = sorted({((lane % d) * stride + k // 16 * phase) % table * 16 + (k + lane // d % w) % 16
+                            for lane in range(32)})
+        for _ in range(warps):
+            for a in addresses:
+                line = a // 16
+                ways = sets[line % SETS]
+                requests += 1
+                if line in ways:
+                    ways.remove(line)
+                else:
+                    misses += 1
+                    if len(ways) == WAYS:
+                        ways.pop(0)
+                ways.append(line)
+    return misses / requests
 
 
 def per_request(m):
@@ -83,6 +111,23 @@ def main():
           f"SM cycles per address ="
           f" {c[0]:.2f} + {c[1]:.2f} x pending + {c[2]:.2f} x tag misses + {c[3]:.2f} x no-way lookups per request;"
           f" worst relative error {100 * worst:.1f}%")
+    print(f"\nmodel: {REPLAY_CYCLES} x (1 + {MISS_REPLAYS} x LRU misses a request) cycles an address, patterns of 4096"
+          " blocks x 256 threads (64 warps an SM)")
+    old = new = 0.0
+    count = 0
+    for p in patterns:
+        if p["pattern"] == "broadcast" or p.get("threads", 256) != 256 or p["blocks"] != 4096:
+            continue
+        miss = lru_misses(p, 64)
+        model = REPLAY_CYCLES * (1 + MISS_REPLAYS * miss)
+        measured = p["cycles_per_address"]
+        old += abs(REPLAY_CYCLES / measured - 1)
+        new += abs(model / measured - 1)
+        count += 1
+        print(f"{p['pattern']:32s} LRU misses {miss:.3f}  measured {measured:6.2f}  without misses "
+              f"{100 * (REPLAY_CYCLES / measured - 1):+4.0f}%  with {model:5.2f} {100 * (model / measured - 1):+4.0f}%")
+    print(f"mean absolute error over {count} patterns: without misses {100 * old / count:.1f}%, "
+          f"with {100 * new / count:.1f}%")
     suite = d / "suite_constant_ncu.csv"
     once = d / "once_constant.jsonl"
     if suite.exists() and once.exists():

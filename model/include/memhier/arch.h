@@ -74,6 +74,8 @@ struct ConstantCacheSpec {
   std::uint64_t l15_size = 0;
   double l15_latency_cycles = 0;
   double replay_cycles = 0;  // SM cycles per extra distinct address of a warp's constant load (serialization)
+  int associativity = 0;     // ways of a set; 0: the cache's misses are not simulated
+  double miss_replays = 0;   // extra lookups (replay_cycles each) per request whose line the simulated cache lacks
 };
 
 struct L2Spec {

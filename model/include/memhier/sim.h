@@ -39,7 +39,7 @@ struct SimCounters {
   std::uint64_t shared_atom_requests = 0, shared_atom_wavefronts = 0;  // atomics on shared memory (ATOMS)
   std::uint64_t shared_async_requests = 0, shared_async_wavefronts = 0;  // cp.async's writes into shared memory
   // constant cache
-  std::uint64_t constant_requests = 0, constant_serialized = 0, constant_broadcasts = 0;
+  std::uint64_t constant_requests = 0, constant_serialized = 0, constant_broadcasts = 0, constant_misses = 0;
   // L2
   std::uint64_t l2_read_sectors = 0, l2_read_hits = 0;
   std::uint64_t l2_write_sectors = 0, l2_write_hits = 0;
