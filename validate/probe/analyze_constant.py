@@ -3,13 +3,15 @@
 address (clock64 spans) next to the indexed constant cache's (IDC) own counters under ncu: lookups per request
 (requests + failed lookups: misses on a pending line, tag misses sent to the GCC, and lookups that found no way free)
 and IDC active cycles per request; then a least-squares fit of SM cycles per address on the failed-lookup kinds; the
-model's estimate, replay_cycles x (1 + miss_replays x LRU misses a request), with the misses of an LRU cache of 8 sets
-of 4 ways fed the warps' loads in the simulator's round-robin order (as model/cache/constant_cache.h, with the
-archs/h100.yaml constants below); and the suite's constant cases under the same metrics.
+model's estimate, replay_cycles x (1 + miss_replays x misses a request), with the misses `memhier simulate` counts
+for each pattern (constant_cache/constant_pattern.yaml, the h100 arch) when MEMHIER is given; and the suite's
+constant cases under the same metrics.
 
-Usage: analyze_constant.py PROBE_DIR   (the folder run_constant_cache.sh wrote)"""
+Usage: analyze_constant.py PROBE_DIR [MEMHIER]   (PROBE_DIR: the folder run_constant_cache.sh wrote)"""
+import concurrent.futures
 import json
 import pathlib
+import subprocess
 import sys
 
 import ncu_csv
@@ -18,7 +20,7 @@ PEND = "idc__requests_lookup_miss_tag_hit.sum"
 TAG_MISS = "idc__requests_lookup_miss_tag_miss.sum"
 UNAVAILABLE = "idc__requests_lookup_miss_tag_unavailable.sum"
 REQUESTS = "idc__requests.sum"
-REPLAY_CYCLES, MISS_REPLAYS, SETS, WAYS = 2.02, 0.24, 8, 4  # archs/h100.yaml constant_cache
+HERE = pathlib.Path(__file__).resolve().parent
 ACTIVE = "idc__request_cycles_active.sum"
 
 
@@ -49,29 +51,31 @@ def solve(rows, ys):
     return x
 
 
-def lru_misses(p, warps, loads=64):
-    """Misses a request of the pattern's loads (64 a warp; `warps` of them, all at load k before any at k + 1) in an
-    LRU cache of SETS x WAYS 64-byte lines, each load's distinct addresses in ascending order."""
-    d, stride, phase, table, w = (p[k] for k in ("lines", "stride_lines", "phase_lines", "table_lines",
-                                                  "words_per_line"))
-    sets = [[] for _ in range(SETS)]  # each most recent last
-    requests = misses = 0
-    for k in range(loads):
-        addresses = sorted({((lane % d) * stride + k // 16 * phase) % table * 16 + (k + lane // d % w) % 16
-                            for lane in range(32)})
-        for _ in range(warps):
-            for a in addresses:
-                line = a // 16
-                ways = sets[line % SETS]
-                requests += 1
-                if line in ways:
-                    ways.remove(line)
-                else:
-                    misses += 1
-                    if len(ways) == WAYS:
-                        ways.pop(0)
-                ways.append(line)
-    return misses / requests
+def arch_constant(memhier, key):
+    """A constant_cache key of the h100 arch file, as `memhier archs show h100` prints it."""
+    try:
+        out = subprocess.run([memhier, "archs", "show", "h100"], check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"analyze_constant.py: {memhier} archs show h100 failed: {getattr(e, 'stderr', None) or e}")
+    for line in out.splitlines():
+        words = line.split()
+        if words and words[0] == f"constant_cache.{key}":
+            return float(words[1])
+    sys.exit(f"analyze_constant.py: {memhier} archs show h100 has no constant_cache.{key}")
+
+
+def simulated_misses(memhier, p):
+    """constant_misses / constant_serialized of the pattern, simulated on the h100 from constant_pattern.yaml."""
+    sets = {"d": p["lines"], "stride": p["stride_lines"], "phase": p["phase_lines"], "table_lines": p["table_lines"],
+            "w": p["words_per_line"], "blocks": p["blocks"], "threads": p.get("threads", 256)}
+    cmd = [memhier, "simulate", str(HERE / "constant_cache" / "constant_pattern.yaml"), "--arch", "h100", "--json"]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    try:
+        c = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[-1]["counters"]
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        sys.exit(f"analyze_constant.py: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
+    return c["constant_misses"] / c["constant_serialized"]
 
 
 def per_request(m):
@@ -80,10 +84,31 @@ def per_request(m):
                                         ("active", ACTIVE))}
 
 
+def model_table(memhier, patterns):
+    replay, per_miss = arch_constant(memhier, "replay_cycles"), arch_constant(memhier, "miss_replays")
+    chosen = [p for p in patterns
+              if p["pattern"] != "broadcast" and p.get("threads", 256) == 256 and p["blocks"] == 4096]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        misses = list(pool.map(lambda p: simulated_misses(memhier, p), chosen))
+    print(f"\nmodel: {replay} x (1 + {per_miss} x simulated misses a request) cycles an address, patterns of "
+          "4096 blocks x 256 threads")
+    old = new = 0.0
+    for p, miss in zip(chosen, misses):
+        model = replay * (1 + per_miss * miss)
+        measured = p["cycles_per_address"]
+        old += abs(replay / measured - 1)
+        new += abs(model / measured - 1)
+        print(f"{p['pattern']:32s} misses {miss:.3f}  measured {measured:6.2f}  without misses "
+              f"{100 * (replay / measured - 1):+4.0f}%  with {model:5.2f} {100 * (model / measured - 1):+4.0f}%")
+    print(f"mean absolute error over {len(chosen)} patterns: without misses {100 * old / len(chosen):.1f}%, "
+          f"with {100 * new / len(chosen):.1f}%")
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
     d = pathlib.Path(sys.argv[1])
+    memhier = sys.argv[2] if len(sys.argv) == 3 else None
     patterns = load_json(d / "constant_cache.json")["patterns"]
     launches = ncu_csv.launches(d / "constant_cache_ncu.csv")
     ids = sorted(launches)
@@ -111,23 +136,8 @@ def main():
           f"SM cycles per address ="
           f" {c[0]:.2f} + {c[1]:.2f} x pending + {c[2]:.2f} x tag misses + {c[3]:.2f} x no-way lookups per request;"
           f" worst relative error {100 * worst:.1f}%")
-    print(f"\nmodel: {REPLAY_CYCLES} x (1 + {MISS_REPLAYS} x LRU misses a request) cycles an address, patterns of 4096"
-          " blocks x 256 threads (64 warps an SM)")
-    old = new = 0.0
-    count = 0
-    for p in patterns:
-        if p["pattern"] == "broadcast" or p.get("threads", 256) != 256 or p["blocks"] != 4096:
-            continue
-        miss = lru_misses(p, 64)
-        model = REPLAY_CYCLES * (1 + MISS_REPLAYS * miss)
-        measured = p["cycles_per_address"]
-        old += abs(REPLAY_CYCLES / measured - 1)
-        new += abs(model / measured - 1)
-        count += 1
-        print(f"{p['pattern']:32s} LRU misses {miss:.3f}  measured {measured:6.2f}  without misses "
-              f"{100 * (REPLAY_CYCLES / measured - 1):+4.0f}%  with {model:5.2f} {100 * (model / measured - 1):+4.0f}%")
-    print(f"mean absolute error over {count} patterns: without misses {100 * old / count:.1f}%, "
-          f"with {100 * new / count:.1f}%")
+    if memhier:
+        model_table(memhier, patterns)
     suite = d / "suite_constant_ncu.csv"
     once = d / "once_constant.jsonl"
     if suite.exists() and once.exists():
