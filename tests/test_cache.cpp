@@ -163,6 +163,54 @@ TEST_CASE("set cache: a flush writes back the dirty lines in slot order, only th
   }
 }
 
+TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list model over a long random run") {
+  // The model: per set, persisting and normal lines each in a list, most recent first. A persisting line whose
+  // set-aside (3 ways) is full replaces the oldest persisting line; otherwise a full set gives up its oldest normal
+  // line, or its oldest persisting one when it holds no normal line. Streaming lines enter as the oldest normal line.
+  const CacheGeometry g{128, 32, 4, 16};
+  SectoredCache c(g);
+  c.set_persisting_ways(3);
+  struct Set {
+    std::vector<std::uint64_t> persist, normal;
+  };
+  std::vector<Set> model(4);
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 200000; ++step) {
+    CAPTURE(step);
+    const std::uint64_t line = rng() % 160;  // 40 lines a set for 16 ways: hits, misses and evictions all common
+    const auto property = static_cast<L2Property>(rng() % 3);  // normal, streaming or persisting
+    Set& m = model[line % 4];
+    auto in = [&](std::vector<std::uint64_t>& v) { return std::find(v.begin(), v.end(), line); };
+    std::uint64_t victim = ~std::uint64_t{0};
+    if (in(m.persist) != m.persist.end()) {
+      m.persist.erase(in(m.persist));
+      m.persist.insert(m.persist.begin(), line);
+    } else if (in(m.normal) != m.normal.end()) {
+      m.normal.erase(in(m.normal));
+      m.normal.insert(m.normal.begin(), line);
+    } else {
+      const bool persist = property == L2Property::persisting;
+      if (persist && m.persist.size() >= 3) {
+        victim = m.persist.back();
+        m.persist.pop_back();
+      } else if (m.persist.size() + m.normal.size() == 16) {
+        std::vector<std::uint64_t>& from = m.normal.empty() ? m.persist : m.normal;
+        victim = from.back();
+        from.pop_back();
+      }
+      if (persist) m.persist.insert(m.persist.begin(), line);
+      else if (property == L2Property::streaming) m.normal.push_back(line);
+      else m.normal.insert(m.normal.begin(), line);
+    }
+    SectoredCache::Evicted ev;
+    const std::uint32_t slot = c.access(line, property, ev);
+    REQUIRE(ev.valid == (victim != ~std::uint64_t{0}));
+    if (ev.valid) REQUIRE(ev.line == victim);
+    REQUIRE(c.find(line) == slot);
+    if (ev.valid) REQUIRE(c.find(victim) == SectoredCache::kNone);
+  }
+}
+
 TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new one") {
   const CacheGeometry g{128, 32, 4, 64};  // an L1's shape: 4 sets, 64 ways
   // The slots a fresh cache gives lines 1000.., and which line it evicts first once full.
@@ -214,6 +262,26 @@ TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a colu
   std::set<std::uint64_t> column;
   for (std::uint64_t r = 0; r < 4096; ++r) column.insert(l2_place((std::uint64_t{1} << 28U) + r * 128, total));
   CHECK(column.size() >= 4000);
+}
+
+TEST_CASE("Divisor: the reciprocal division gives the quotient and remainder of / and % for every size of numbers") {
+  std::mt19937_64 rng(5);
+  const std::uint64_t top = ~std::uint64_t{0};
+  std::vector<std::uint64_t> divisors = {1, 2, 3, 7, 100, 25600, 51200, 0xFFFFFFFFULL, 0x100000001ULL, top / 3, top - 1, top};
+  for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 64));
+  for (std::uint64_t d : divisors) {
+    if (d == 0) continue;
+    const Divisor by(d);
+    std::vector<std::uint64_t> numerators = {0, 1, d - 1, d, d + 1, top, top - 1, top - d, 2 * d - 1, top / d * d};
+    for (int i = 0; i < 200; ++i) numerators.push_back(rng() >> (rng() % 64));
+    for (std::uint64_t n : numerators) {
+      CAPTURE(d);
+      CAPTURE(n);
+      std::uint64_t r = 1234;
+      CHECK(by.divide(n, r) == n / d);
+      CHECK(r == n % d);
+    }
+  }
 }
 
 TEST_CASE("set cache: the 16-way scans find what a plain scan finds, first way on ties, with the persisting flip") {

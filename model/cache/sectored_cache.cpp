@@ -35,6 +35,7 @@ void SectoredCache::reset() {
   for (std::uint32_t t : m_taken) {
     const std::uint32_t set = t / m_g.ways, first = set * m_g.ways;
     m_slots[t] = Slot{};
+    m_slots[t].set = set;
     m_slots[t].next = t == first ? kNone : t - 1;
     m_sets[set] = SetState{};
     m_sets[set].free = first + m_g.ways - 1;
@@ -51,6 +52,7 @@ void SectoredCache::init() {
     for (std::uint32_t w = 0; w < m_g.ways; ++w) {
       const std::uint32_t slot = s * m_g.ways + w;
       m_slots[slot] = Slot{};
+      m_slots[slot].set = s;
       m_slots[slot].next = st.free;
       st.free = slot;
     }
@@ -65,13 +67,6 @@ std::uint32_t SectoredCache::find(std::uint64_t line) const {
   }
 }
 
-void SectoredCache::table_insert(std::uint64_t line, std::uint32_t slot) {
-  const std::size_t mask = m_table.size() - 1;
-  std::size_t i = bucket(line);
-  while (m_table[i].key != 0) i = (i + 1) & mask;
-  m_table[i] = {line + 1, slot};
-}
-
 // Linear probing with backward-shift deletion: no tombstones, so lookups never slow down over a long run.
 void SectoredCache::table_erase(std::uint64_t line) {
   const std::size_t mask = m_table.size() - 1;
@@ -79,7 +74,7 @@ void SectoredCache::table_erase(std::uint64_t line) {
   while (m_table[i].key != line + 1) i = (i + 1) & mask;
   std::size_t hole = i;
   for (std::size_t j = (hole + 1) & mask; m_table[j].key != 0; j = (j + 1) & mask) {
-    const std::size_t home = bucket(m_table[j].key - 1);
+    const std::size_t home = m_table[j].home;
     // Move j into the hole unless its home lies cyclically in (hole, j].
     const bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
     if (stays) continue;
@@ -91,7 +86,7 @@ void SectoredCache::table_erase(std::uint64_t line) {
 
 void SectoredCache::unlink(std::uint32_t slot) {
   Slot& s = m_slots[slot];
-  SetState& st = m_sets[slot / m_g.ways];
+  SetState& st = m_sets[s.set];
   const int l = s.list;
   if (s.prev != kNone) m_slots[s.prev].next = s.next; else st.head[l] = s.next;
   if (s.next != kNone) m_slots[s.next].prev = s.prev; else st.tail[l] = s.prev;
@@ -123,7 +118,7 @@ void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) 
 
 void SectoredCache::touch(std::uint32_t slot) {
   const auto list = m_slots[slot].list;
-  const std::uint32_t set = slot / m_g.ways;
+  const std::uint32_t set = m_slots[slot].set;
   if (m_sets[set].head[list] == slot) return;
   unlink(slot);
   push_front(set, slot, list);
@@ -139,6 +134,27 @@ void SectoredCache::evict(std::uint32_t slot, Evicted& out) {
 }
 
 std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evicted& out) {
+  const std::size_t mask = m_table.size() - 1;
+  std::size_t i = bucket(line);
+  while (m_table[i].key != 0) i = (i + 1) & mask;
+  return insert_at(i, line, property, out);
+}
+
+std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evicted& out) {
+  const std::size_t mask = m_table.size() - 1;
+  for (std::size_t i = bucket(line);; i = (i + 1) & mask) {
+    if (m_table[i].key == line + 1) {
+      out = {};
+      touch(m_table[i].slot);
+      return m_table[i].slot;
+    }
+    if (m_table[i].key == 0) return insert_at(i, line, property, out);
+  }
+}
+
+// `position`: the empty table entry that ends `line`'s probe run. The line's entry goes there before the victim's is
+// erased: erasing first could open a hole earlier in the run, past which a lookup would not look.
+std::uint32_t SectoredCache::insert_at(std::size_t position, std::uint64_t line, L2Property property, Evicted& out) {
   out = {};
   const std::uint32_t set = set_of(line);
   SetState& st = m_sets[set];
@@ -154,11 +170,11 @@ std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evi
   } else {
     slot = st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
   }
+  m_table[position] = {line + 1, slot, static_cast<std::uint32_t>(bucket(line))};
   if (m_slots[slot].list != kFree) evict(slot, out);
   Slot& s = m_slots[slot];
   s.line = line;
   s.valid = s.dirty = 0;
-  table_insert(line, slot);
   if (persist) push_front(set, slot, kPersist);
   else if (property == L2Property::streaming) push_back(set, slot, kNormal);  // first to go
   else push_front(set, slot, kNormal);

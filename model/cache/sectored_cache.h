@@ -38,6 +38,8 @@ class SectoredCache {
   void touch(std::uint32_t slot);
   // Allocates a slot for `line` (absent) with the given property; fills `out` with the victim if one was evicted.
   std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
+  // find() then touch() if present, else insert(), with one probe of the table.
+  std::uint32_t access(std::uint64_t line, L2Property property, Evicted& out);
   [[nodiscard]] std::uint32_t& valid(std::uint32_t slot) { return m_slots[slot].valid; }
   [[nodiscard]] std::uint32_t& dirty(std::uint32_t slot) { return m_slots[slot].dirty; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return m_slots[slot].list == kPersist; }
@@ -60,6 +62,7 @@ class SectoredCache {
     std::uint64_t line = 0;
     std::uint32_t prev = kNone, next = kNone;
     std::uint32_t valid = 0, dirty = 0;
+    std::uint32_t set = 0;  // slot / ways, kept (unlink and touch would divide on every access)
     List list = kFree;
   };
   struct SetState {
@@ -74,7 +77,7 @@ class SectoredCache {
   void push_front(std::uint32_t set, std::uint32_t slot, List list);
   void push_back(std::uint32_t set, std::uint32_t slot, List list);
   void evict(std::uint32_t slot, Evicted& out);
-  void table_insert(std::uint64_t line, std::uint32_t slot);
+  std::uint32_t insert_at(std::size_t position, std::uint64_t line, L2Property property, Evicted& out);
   void table_erase(std::uint64_t line);
   [[nodiscard]] std::size_t bucket(std::uint64_t line) const {
     return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> m_shift);
@@ -87,6 +90,7 @@ class SectoredCache {
   struct Entry {
     std::uint64_t key = 0;  // line + 1; 0 = empty
     std::uint32_t slot = kNone;
+    std::uint32_t home = 0;  // bucket(line): a deletion's shifts read it instead of hashing each entry again
   };
   std::vector<Entry> m_table;  // key and slot side by side: a probe reads one host cache line
   unsigned m_shift = 64;

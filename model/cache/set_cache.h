@@ -11,6 +11,7 @@
 #include <smmintrin.h>
 #endif
 
+#include "../util/divisor.h"
 #include "memhier/trace.h"
 #include "sectored_cache.h"
 
@@ -23,16 +24,18 @@ namespace memhier {
 // power of two apart (a column walk) land in other sets run by run instead of crowding a few, which the H100 does not
 // do either (transpose_naive writes its output to DRAM once: ncu dram__bytes_write). The slice is the index modulo
 // the slices, the set within the slice the quotient.
-inline std::uint64_t l2_place(std::uint64_t line, std::uint64_t total) {
-  const std::uint64_t run = line / total;
+inline std::uint64_t l2_place(std::uint64_t line, const Divisor& total) {
+  std::uint64_t within = 0;
+  const std::uint64_t run = total.divide(line, within);
   // The run's offset: a multiplicative hash of its number scaled to [0, total) by the high half of a 64 x 64-bit
   // product (no second division: this runs for every L2 request and lookup).
   __extension__ using u128 = unsigned __int128;
   const std::uint64_t hash = (run + 1) * 0x9E3779B97F4A7C15ULL;
-  const auto offset = static_cast<std::uint64_t>((static_cast<u128>(hash) * total) >> 64U);
-  const std::uint64_t place = line - run * total + offset;
-  return place >= total ? place - total : place;
+  const auto offset = static_cast<std::uint64_t>((static_cast<u128>(hash) * total.divisor()) >> 64U);
+  const std::uint64_t place = within + offset;
+  return place >= total.divisor() ? place - total.divisor() : place;
 }
+inline std::uint64_t l2_place(std::uint64_t line, std::uint64_t total) { return l2_place(line, Divisor(total)); }
 
 class SetCache {
  public:

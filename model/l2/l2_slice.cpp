@@ -6,7 +6,8 @@ namespace memhier {
 
 void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c) {
   (write ? c.dram_write_bytes : c.dram_read_bytes) += bytes;
-  const std::uint64_t row = address / m_spec.dram_row_bytes;
+  std::uint64_t within = 0;
+  const std::uint64_t row = m_row.divide(address, within);
   if (row == m_open_row) ++c.dram_row_hits;
   else ++c.dram_row_misses;
   m_open_row = row;
@@ -19,7 +20,11 @@ void L2Slice::flush(SimCounters& c) {
   });
 }
 
-L2Slice::L2Slice(const L2SliceSpec& spec) : m_spec(spec), m_cache(spec.geometry, spec.slices) {
+L2Slice::L2Slice(const L2SliceSpec& spec)
+    : m_spec(spec),
+      m_cache(spec.geometry, spec.slices),
+      m_fetch_sectors(static_cast<unsigned>(spec.fetch_bytes / spec.geometry.sector_bytes)),
+      m_row(spec.dram_row_bytes) {
   for (std::uint32_t s = 0; s < m_granules.size(); ++s) m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
   for (std::uint64_t n = 0; n < m_beats.size(); ++n)
     m_beats[n] = (n * spec.geometry.sector_bytes + spec.slice_width - 1) / spec.slice_width;
@@ -123,7 +128,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
-  const auto group = static_cast<unsigned>(m_spec.fetch_bytes / g.sector_bytes);
+  const unsigned group = m_fetch_sectors;
   for (std::uint32_t fetch = granules(want & ~before); fetch != 0;) {  // granule by granule, lowest first
     const auto first = static_cast<unsigned>(std::countr_zero(fetch));
     const std::uint32_t gm = ((1U << group) - 1U) << first;

@@ -65,6 +65,8 @@ class L2Slice {
   std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
   std::uint64_t m_open_row = ~0ULL;
+  unsigned m_fetch_sectors;  // sectors a DRAM fetch brings (fetch_bytes / sector bytes)
+  Divisor m_row;             // DRAM row of an address: address / dram_row_bytes
 };
 
 }  // namespace memhier

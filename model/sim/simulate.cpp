@@ -38,6 +38,15 @@ constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
 constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles in a wave: the merge key's 48 bits
+// The replay orders a wave's requests by a counting sort over its cycles when they number at most this many a request
+// (and a SM) of the slice group: its count array is then small next to the requests.
+constexpr std::uint64_t kCountingSortCycles = 16;
+
+// A request of a wave in replay order, and the SM that made it.
+struct Ordered {
+  const L2Request* request;
+  std::uint32_t sm;
+};
 
 // Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
@@ -284,13 +293,39 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
             for (int p = 0; p < parts; ++p)
               if (p != home && p != from) group[p].drop_copy(r);
         };
+        // The wave's requests of this group in (cycle, SM) order, each SM's of one cycle in issue order. Where the
+        // wave's cycles are not many more than its requests, a stable counting sort by cycle of the lists taken SM by
+        // SM gives that order in two passes; otherwise a merge through a heap of each SM's next cycle (packed with
+        // the SM in one key; the SM taken goes back in with its next cycle). Both give the same order.
+        thread_local std::vector<std::uint32_t> starts;
+        thread_local std::vector<Ordered> order;
         std::vector<std::uint64_t> heap;
         heap.reserve(sm_count);
         std::vector<std::size_t> next(sm_count);
         for (std::size_t w = 0; w < waves; ++w) {
           merge.begin(spec.l2_latency);
-          // A merge of the SMs' lists by (cycle, SM): the earliest cycle first, SMs in order within a cycle. The heap
-          // holds each SM's next cycle and number packed in one key; the SM taken goes back in with its next cycle.
+          std::size_t count = 0;
+          std::uint64_t last = 0;
+          for (std::size_t s = 0; s < sm_count; ++s) {
+            const std::span<const L2Request> v = lists.of(w, g, s);
+            count += v.size();
+            if (!v.empty()) last = std::max<std::uint64_t>(last, v.back().cycle);
+          }
+          if (count == 0) continue;
+          if (last < kCountingSortCycles * count + kCountingSortCycles * sm_count) {
+            starts.assign(last + 2, 0);
+            for (std::size_t s = 0; s < sm_count; ++s)
+              for (const L2Request& r : lists.of(w, g, s)) ++starts[r.cycle + 1];
+            for (std::size_t c = 1; c < starts.size(); ++c) starts[c] += starts[c - 1];
+            order.resize(count);
+            for (std::size_t s = 0; s < sm_count; ++s)
+              for (const L2Request& r : lists.of(w, g, s)) order[starts[r.cycle]++] = {&r, static_cast<std::uint32_t>(s)};
+            for (std::size_t i = 0; i < count; ++i) {
+              if (i + 4 < count) __builtin_prefetch(order[i + 4].request);
+              replay(*order[i].request, order[i].sm);
+            }
+            continue;
+          }
           heap.clear();
           std::fill(next.begin(), next.end(), 0);
           for (std::size_t s = 0; s < sm_count; ++s)

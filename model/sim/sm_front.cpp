@@ -13,7 +13,14 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_l1(std::move(l1)),
       m_constant(spec.constant_sets, spec.constant_ways),
       m_sm(sm),
-      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
+      m_l2_sets(spec.l2_sets),
+      m_slices(static_cast<std::uint64_t>(spec.slices)),
+      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {
+  for (int slice = 0; slice < spec.slices; ++slice) {
+    m_slice_group.push_back(static_cast<std::uint16_t>(slice / spec.partitions));  // simulate(): < 2^16 groups
+    m_slice_home.push_back(static_cast<std::uint8_t>(slice % spec.partitions));
+  }
+}
 
 void SmFront::begin_wave(std::size_t wave) {
   m_out = &m_lists.issued(wave, static_cast<std::size_t>(m_sm));
@@ -24,17 +31,18 @@ void SmFront::begin_wave(std::size_t wave) {
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   // The hardware's hash over slices is undocumented; l2_place spreads consecutive lines over all slices and sets.
-  const auto place = static_cast<std::uint32_t>(l2_place(line, m_spec.l2_sets));  // sets of all slices: < 2^32
-  const auto slices = static_cast<std::uint32_t>(m_spec.slices);
-  const auto slice = static_cast<int>(place % slices);
+  const std::uint64_t place = l2_place(line, m_l2_sets);  // sets of all slices: < 2^32
+  std::uint64_t slice_index = 0;
+  const std::uint64_t set = m_slices.divide(place, slice_index);
+  const auto slice = static_cast<std::size_t>(slice_index);
   ++m_requests;
   L2Request& r = m_out->emplace_back();
   r.cycle = m_cycle & kRequestCycleMask;  // a later cycle fails the wave (simulate() checks last_cycle())
-  r.group = static_cast<std::uint64_t>(slice / m_spec.partitions) & 0xFFFFU;
+  r.group = m_slice_group[slice];
   r.line = line;
-  r.set = place / slices;
+  r.set = static_cast<std::uint32_t>(set);
   r.sectors = static_cast<std::uint8_t>(sectors);
-  r.home = static_cast<std::uint8_t>(slice % m_spec.partitions);
+  r.home = m_slice_home[slice];
   r.from = m_partition;
   r.op = op;
   r.property = p;
@@ -157,13 +165,8 @@ BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a)
 }
 
 std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
-  std::uint32_t slot = m_l1.find(line);
-  if (slot == SectoredCache::kNone) {
-    SectoredCache::Evicted ev;  // write-through L1: nothing to write back
-    return m_l1.insert(line, property, ev);
-  }
-  m_l1.touch(slot);
-  return slot;
+  SectoredCache::Evicted ev;  // write-through L1: nothing to write back
+  return m_l1.access(line, property, ev);
 }
 
 std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size, bool gapless) {

@@ -7,6 +7,7 @@
 #include "../cache/constant_cache.h"
 #include "../cache/sectored_cache.h"
 #include "../smem/bank_model.h"
+#include "../util/divisor.h"
 #include "coalescer.h"
 #include "memhier/sim.h"
 #include "sim_types.h"
@@ -75,6 +76,9 @@ class SmFront {
   SectoredCache m_l1;
   ConstantCache m_constant;
   int m_sm;
+  Divisor m_l2_sets, m_slices;  // l2_place()'s divisions of every request
+  std::vector<std::uint16_t> m_slice_group;  // of each slice: its group and its partition (the home of its lines)
+  std::vector<std::uint8_t> m_slice_home;
   std::uint8_t m_partition;  // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;

@@ -62,10 +62,12 @@ class TpcMerge {
   Entry& find(std::uint64_t line, std::uint32_t tpc, std::uint64_t cycle) {
     const std::uint64_t h = (line * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t{tpc} * 0xC2B2AE3D27D4EB4FULL);
     Entry* set = &m_entries[(h >> 40U) % kSets * kWays];
+    for (std::size_t w = 0; w < kWays; ++w)
+      if (set[w].line == line && set[w].tpc == tpc && set[w].epoch == m_epoch) return set[w];
+    // The victim: the last empty (old-epoch) entry, else the first of the least recently requested.
     Entry* victim = set;
     for (std::size_t w = 0; w < kWays; ++w) {
       Entry& e = set[w];
-      if (e.epoch == m_epoch && e.line == line && e.tpc == tpc) return e;
       if (e.epoch != m_epoch) {
         victim = &e;
       } else if (victim->epoch == m_epoch && latest(e) < latest(*victim)) {

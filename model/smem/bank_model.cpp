@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace memhier {
 
@@ -9,8 +10,9 @@ namespace {
 
 // Accesses wider than a bank word, in half-warp phases: each phase as many wavefronts as its most-loaded bank has
 // distinct words; `ideal` one per phase with an active lane.
+template <typename Word, typename Bank>
 BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses, unsigned size,
-                             unsigned banks, unsigned bank_bytes) {
+                             Word&& word_of, Bank&& bank_of) {
   constexpr unsigned lanes_per_phase = 16;
   BankResult r;
   std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
@@ -19,19 +21,45 @@ BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
     const unsigned phase = lanes[i] / lanes_per_phase;
     int n = 0;
     for (; i < addresses.size() && lanes[i] / lanes_per_phase == phase; ++i) {
-      const std::uint64_t first = addresses[i] / bank_bytes;
-      const std::uint64_t last = (addresses[i] + size - 1) / bank_bytes;
+      const std::uint64_t first = word_of(addresses[i]);
+      const std::uint64_t last = word_of(addresses[i] + size - 1);
       for (std::uint64_t w = first; w <= last; ++w) words[static_cast<std::size_t>(n++)] = w;
     }
     std::sort(words.begin(), words.begin() + n);
     n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
     std::array<std::uint32_t, 64> per_bank{};
     std::uint32_t most = 0;
-    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[words[static_cast<std::size_t>(k)] % banks]);
+    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[bank_of(words[static_cast<std::size_t>(k)])]);
     r.wavefronts += most;
     ++r.ideal;
   }
   return r;
+}
+
+// The wavefronts of an access of one phase: its most-loaded bank's distinct words. `word(address)` and `bank(word)`
+// divide by the bank width and take the bank.
+template <typename Word, typename Bank>
+std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size, Word&& word_of, Bank&& bank_of) {
+  constexpr std::uint8_t kEnd = 0xFF;
+  std::array<std::uint8_t, 64> head;
+  head.fill(kEnd);
+  std::array<std::uint8_t, 64> next{};
+  std::array<std::uint64_t, 64> word{};
+  std::uint32_t n = 0, most = 0;
+  for (const std::uint64_t a : addresses) {
+    for (std::uint64_t w = word_of(a); w <= word_of(a + size - 1); ++w) {
+      const auto bank = static_cast<std::size_t>(bank_of(w));
+      std::uint32_t depth = 0;
+      std::uint8_t i = head[bank];
+      for (; i != kEnd && word[i] != w; i = next[i]) ++depth;
+      if (i != kEnd) continue;  // a broadcast of a word already counted
+      word[n] = w;
+      next[n] = head[bank];
+      head[bank] = static_cast<std::uint8_t>(n++);
+      most = std::max(most, depth + 1);
+    }
+  }
+  return addresses.empty() ? 0 : most;
 }
 
 }  // namespace
@@ -39,32 +67,22 @@ BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes) {
   BankResult r;
+  // Every shipped arch has 32 banks of 4 bytes: shifts and masks then, not divisions.
+  const auto shift = static_cast<unsigned>(std::countr_zero(bank_bytes));
+  const std::uint64_t mask = banks - 1U;
+  const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);
+  auto word_shift = [&](std::uint64_t a) { return a >> shift; };
+  auto bank_mask = [&](std::uint64_t w) { return static_cast<std::size_t>(w & mask); };
+  auto word_div = [&](std::uint64_t a) { return a / bank_bytes; };
+  auto bank_mod = [&](std::uint64_t w) { return static_cast<std::size_t>(w % banks); };
   if (size <= bank_bytes) {
     // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
     // touches two words.
-    constexpr std::uint8_t kEnd = 0xFF;
-    std::array<std::uint8_t, 64> head;
-    head.fill(kEnd);
-    std::array<std::uint8_t, 64> next{};
-    std::array<std::uint64_t, 64> word{};
-    std::uint32_t n = 0, most = 0;
-    for (const std::uint64_t a : addresses) {
-      for (std::uint64_t w = a / bank_bytes; w <= (a + size - 1) / bank_bytes; ++w) {
-        const auto bank = static_cast<std::size_t>(w % banks);
-        std::uint32_t depth = 0;
-        std::uint8_t i = head[bank];
-        for (; i != kEnd && word[i] != w; i = next[i]) ++depth;
-        if (i != kEnd) continue;  // a broadcast of a word already counted
-        word[n] = w;
-        next[n] = head[bank];
-        head[bank] = static_cast<std::uint8_t>(n++);
-        most = std::max(most, depth + 1);
-      }
-    }
-    r.wavefronts = addresses.empty() ? 0 : most;
+    r.wavefronts = pow2 ? one_phase(addresses, size, word_shift, bank_mask) : one_phase(addresses, size, word_div, bank_mod);
     r.ideal = addresses.empty() ? 0 : 1;
   } else {
-    r = phased_wavefronts(lanes, addresses, size, banks, bank_bytes);
+    r = pow2 ? phased_wavefronts(lanes, addresses, size, word_shift, bank_mask)
+             : phased_wavefronts(lanes, addresses, size, word_div, bank_mod);
   }
   // Bytes the lanes move, a bank word per bank a wavefront (more than one phase's worth with fewer than 32 banks).
   const auto data = static_cast<std::uint64_t>(addresses.size()) * size, width = std::uint64_t{banks} * bank_bytes;
