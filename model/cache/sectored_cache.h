@@ -79,8 +79,10 @@ class SectoredCache {
   void evict(std::uint32_t slot, Evicted& out);
   std::uint32_t insert_at(std::size_t position, std::uint64_t line, L2Property property, Evicted& out);
   void table_erase(std::uint64_t line);
+  // Runs of 8 consecutive lines share one hashed place, 8 entries side by side (two host cache lines): a coalesced
+  // warp's lines, and a streaming kernel's next ones, are then a host cache line apart, not anywhere in the table.
   [[nodiscard]] std::size_t bucket(std::uint64_t line) const {
-    return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> m_shift);
+    return static_cast<std::size_t>(((line >> 3U) * 0x9E3779B97F4A7C15ULL) >> (m_shift + 3U)) << 3U | (line & 7U);
   }
 
   CacheGeometry m_g;
