@@ -272,7 +272,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         const auto g = static_cast<std::size_t>(gi);
         SimCounters& sc = group_counters[g];
         L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
-        // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 160 KiB of table a host
+        // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 128 KiB of table a host
         // thread, kept from batch to batch.
         thread_local TpcMerge merge;
         auto replay = [&](const L2Request& request, std::size_t sm) {

@@ -152,9 +152,10 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
     return;
   const std::span<const std::uint64_t> a = b.lane_addresses(r);
   if (a.empty()) return;  // a record with no active lane (sources built through the library API may have one)
-  const std::uint64_t line_bytes = m_spec.l1.line_bytes;
-  m_l1.prefetch(a.front() / line_bytes);
-  if (a.back() / line_bytes != a.front() / line_bytes) m_l1.prefetch(a.back() / line_bytes);
+  // kLineBytes: simulate() refuses other line sizes, and a constant divides by a shift.
+  const std::uint64_t first = a.front() / kLineBytes, last = a.back() / kLineBytes;
+  m_l1.prefetch(first);
+  if (last != first) m_l1.prefetch(last);
 }
 
 BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a) {

@@ -26,12 +26,12 @@ namespace memhier {
 
 class TpcMerge {
  public:
-  TpcMerge() : m_entries(kSets * kWays) {}
+  TpcMerge() : m_sets(kSets) {}
   // Forgets every request (a new slice group or wave: their cycles start over); `window`: cycles a read is in flight.
   void begin(std::uint64_t window) {
     m_window = window;
     if (++m_epoch == 0) {  // after 2^32 replays: clear for real so no old entry matches the restarted count
-      std::fill(m_entries.begin(), m_entries.end(), Entry{});
+      std::fill(m_sets.begin(), m_sets.end(), Set{});
       m_epoch = 1;
     }
   }
@@ -55,13 +55,18 @@ class TpcMerge {
     std::uint64_t line = 0;
     std::array<std::uint64_t, 2> cycle{};  // of each SM's latest request
     std::uint32_t epoch = 0;               // 0: empty
-    std::uint32_t tpc = 0;
+    std::uint16_t tpc = 0;                 // simulate(): at most 65535 SMs
     std::array<std::uint8_t, 2> sectors{};  // each SM's sectors requested up to that cycle, still in flight
   };
+  // 32-byte entries, a set in two host cache lines.
+  struct alignas(64) Set {
+    std::array<Entry, kWays> ways;
+  };
+  static_assert(sizeof(Entry) == 32 && sizeof(Set) == 128);
   // The entry of (line, tpc), taken from the set's least recently requested one when absent.
   Entry& find(std::uint64_t line, std::uint32_t tpc, std::uint64_t cycle) {
     const std::uint64_t h = (line * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t{tpc} * 0xC2B2AE3D27D4EB4FULL);
-    Entry* set = &m_entries[(h >> 40U) % kSets * kWays];
+    Entry* set = m_sets[(h >> 40U) % kSets].ways.data();
     for (std::size_t w = 0; w < kWays; ++w)
       if (set[w].line == line && set[w].tpc == tpc && set[w].epoch == m_epoch) return set[w];
     // The victim: the last empty (old-epoch) entry, else the first of the least recently requested.
@@ -74,13 +79,13 @@ class TpcMerge {
         victim = &e;
       }
     }
-    *victim = Entry{line, {cycle, cycle}, m_epoch, tpc, {0, 0}};
+    *victim = Entry{line, {cycle, cycle}, m_epoch, static_cast<std::uint16_t>(tpc), {0, 0}};
     return *victim;
   }
   static std::uint64_t latest(const Entry& e) { return std::max(e.cycle[0], e.cycle[1]); }
 
   std::uint64_t m_window = 0;
-  std::vector<Entry> m_entries;
+  std::vector<Set> m_sets;
   std::uint32_t m_epoch = 0;
 };
 
