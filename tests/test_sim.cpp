@@ -610,6 +610,33 @@ TEST_CASE("L1 data-stage passes: the most-loaded bank's words for hits, two miss
   CHECK(passes("33 * threadIdx.x") == std::pair<std::uint64_t, std::uint64_t>{16 + 1, 32});
 }
 
+TEST_CASE("local memory belongs to thread slots: later waves write over the lines earlier waves wrote") {
+  // 2^22 threads each write their 16 local floats (64 B) and read them back: 15.5 waves of 2048 threads an SM on the
+  // H100's 132 SMs. The driver gives local memory to thread slots (MAX_THREADS_PER_SM x SMs of them), so the kernel's
+  // local lines are 132 x 2048 x 64 B = 16.5 MiB, which the L2 holds dirty (at most half of its 50 MiB may be): no
+  // write-back during the kernel. Were each thread's local memory its own, 256 MiB of dirty lines would pass through
+  // the L2 and most of them go to DRAM.
+  const SimCounters c = run(h100(), R"(kernel: local_slots
+params: {n: 1 << 22}
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays:
+  a: {element: 4, length: 16, space: local}
+body:
+  - for: k
+    to: 16
+    do:
+      - store: a[k]
+  - for: k
+    to: 16
+    do:
+      - load: a[k]
+      - work: 1
+)");
+  CHECK(c.local_st_sectors == (std::uint64_t{1} << 22U) * 64 / 32);
+  CHECK(c.dram_write_bytes == 0);
+  CHECK(c.dram_read_bytes == 0);  // whole-sector writes allocate without a fetch
+}
+
 TEST_CASE("the same stats on 1 and 2 threads, bit for bit") {
   for (const char* name : {"transpose_tiled", "random_gather", "histogram_shared"}) {
     CAPTURE(name);

@@ -173,7 +173,13 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.banks = static_cast<unsigned>(arch.shared_memory.banks);
     spec.bank_bytes = static_cast<unsigned>(arch.shared_memory.bank_width);
     spec.local_base = kLocalWindowBase;
-    spec.threads_in_grid = launch.grid.count() * launch.block.count();
+    // The driver allocates local memory for every thread slot of every SM (MAX_THREADS_PER_SM x SMs x local bytes a
+    // thread, context-wide: NVIDIA's answer on forums.developer.nvidia.com/t/local-memory-management/289339), so a
+    // thread's local words belong to the slot it runs in, and later waves reuse the addresses of earlier ones.
+    const std::uint64_t max_threads_per_sm =
+        std::max<std::uint64_t>(static_cast<std::uint64_t>(std::max(arch.sm.max_threads_per_sm, 0)),
+                                static_cast<std::uint64_t>(ks.occupancy.blocks_per_sm) * launch.block.count());
+    spec.local_threads = max_threads_per_sm * static_cast<std::uint64_t>(num_sms);
     spec.slices = arch.l2.slices;
     spec.l2_sets = static_cast<std::uint64_t>(arch.l2.slices) * machine.slices.front().sets();
     spec.partitions = arch.l2.partitions;
@@ -222,14 +228,15 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       const std::size_t waves = wave_end.size();
       total.waves += waves;
       total.blocks += n;
-      // Blocks to SMs in launch order, wave by wave.
+      // Blocks to SMs in launch order, wave by wave. A block's threads take the SM's thread slots its place among the
+      // SM's resident blocks gives (local memory belongs to the slot, not to the thread: see spec.local_threads).
       if (per_sm.size() < waves * sm_count) per_sm.resize(waves * sm_count);
       for (auto& v : per_sm) v.clear();
       for (std::size_t w = 0, i = 0; w < waves; ++w)
         for (std::size_t first = i; i < wave_end[w]; ++i) {
-          const Dim3& ix = blocks[i].index;
-          const std::uint64_t linear = ix.x + std::uint64_t{launch.grid.x} * (ix.y + std::uint64_t{launch.grid.y} * ix.z);
-          per_sm[w * sm_count + (i - first) % sm_count].push_back({&blocks[i], linear * launch.block.count()});
+          const std::size_t s = (i - first) % sm_count;
+          std::vector<Resident>& on_sm = per_sm[w * sm_count + s];
+          on_sm.push_back({&blocks[i], s * max_threads_per_sm + on_sm.size() * launch.block.count()});
         }
       lists.reserve_waves(waves);
       std::vector<std::uint64_t> resident(waves * sm_count, 0), issued(waves * sm_count, 0);

@@ -129,7 +129,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       std::size_t i = 0;
       for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1, ++i) {
         const std::uint64_t t = thread_base + static_cast<std::uint64_t>(std::countr_zero(m));
-        m_mapped[i] = m_spec.local_base + ((a[i] / 4) * m_spec.threads_in_grid + t) * 4 + a[i] % 4;
+        m_mapped[i] = m_spec.local_base + ((a[i] / 4) * m_spec.local_threads + t) * 4 + a[i] % 4;
       }
       return global_access(r, {m_mapped.data(), a.size()}, kLayoutUnknown);  // the record's layout is of offsets
     }

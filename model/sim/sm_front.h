@@ -21,7 +21,7 @@ struct SmFrontSpec {
   unsigned banks = 32;
   unsigned bank_bytes = 4;
   std::uint64_t local_base = 0;        // generic address of the local-memory window
-  std::uint64_t threads_in_grid = 0;   // local memory is interleaved word by word across all threads
+  std::uint64_t local_threads = 0;     // local memory is interleaved word by word across all thread slots
   int slices = 1;
   std::uint64_t l2_sets = 1;  // sets of all slices together (l2_place)
   int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
@@ -41,7 +41,7 @@ class SmFront {
   SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1);
   // The L1, for the next launch to reuse (the SmFront is done with it).
   SectoredCache release_l1() { return std::move(m_l1); }
-  // `thread_base`: global thread index of lane 0 of the record's warp (for local addresses).
+  // `thread_base`: the thread slot of lane 0 of the record's warp, numbered over all SMs (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
   // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host cache.
   void prefetch(const BlockTrace& b, const WarpRecord& r) const;

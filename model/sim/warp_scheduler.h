@@ -22,7 +22,7 @@ struct IssueCost {
 
 struct Resident {
   const BlockTrace* block = nullptr;
-  std::uint64_t thread_base = 0;  // global index of the block's first thread
+  std::uint64_t thread_base = 0;  // thread slot of the block's first thread, numbered over all SMs (local memory)
 };
 
 // How often a warp waits on its loads. A warp issues loads until an instruction needs one's value; traces do not say

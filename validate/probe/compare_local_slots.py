@@ -1,0 +1,48 @@
+"""Compares the local-memory probe (validate/probe/local_slots.cu under ncu) with memhier's predictions for its
+description (validate/probe/local_slots/local16.yaml): DRAM bytes written, L2 write sectors and L1 local-load hits, for
+each grid size the probe ran.
+
+Usage: compare_local_slots.py PROBE_DIR [MEMHIER [OTHER_MEMHIER]]
+  PROBE_DIR      a folder with local_slots_ncu.csv (validate/results/h100-2026-11-24e/probe)
+  MEMHIER        the memhier to predict with (default build/release/tools/memhier)
+  OTHER_MEMHIER  a second build to set beside it (an older model), optional"""
+import json
+import pathlib
+import subprocess
+import sys
+
+import ncu_csv
+
+HERE = pathlib.Path(__file__).resolve().parent
+DESCRIPTION = HERE / "local_slots" / "local16.yaml"
+
+
+def predict(memhier, n):
+    out = subprocess.run([memhier, "simulate", str(DESCRIPTION), "--arch", "h100", "--set", f"n={n}", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)[0]["counters"]
+
+
+def main(argv):
+    if len(argv) < 2 or len(argv) > 4:
+        raise SystemExit(__doc__)
+    probe = pathlib.Path(argv[1])
+    builds = argv[2:] or ["build/release/tools/memhier"]
+    runs = ncu_csv.launches(probe / "local_slots_ncu.csv")
+    header = f"{'threads':>9} {'DRAM written MB':>16}" + "".join(f" {'model ' + str(i + 1):>10}" for i in range(len(builds)))
+    header += f" {'L2 write sectors':>17} {'model':>11} {'L1 local ld hits':>17} {'model':>11}"
+    print(header)
+    for launch in sorted(runs):
+        m = runs[launch]
+        n = int(m["launch__grid_size"]) * 256
+        models = [predict(b, n) for b in builds]
+        line = f"{n:>9} {m['dram__bytes_write.sum'] / 1e6:>16.1f}"
+        line += "".join(f" {c['dram_write_bytes'] / 1e6:>10.1f}" for c in models)
+        line += f" {m['lts__t_sectors_op_write.sum']:>17.0f} {models[0]['l2_write_sectors']:>11}"
+        hits = m["l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum"]
+        line += f" {hits:>17.0f} {models[0]['l1_sector_hits']:>11}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
