@@ -7,7 +7,8 @@ import io
 import pathlib
 
 UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "request": 1, "": 1, "%": 1,
-         "ns": 1, "usecond": 1e3, "msecond": 1e6, "cycle": 1, "inst": 1, "register/thread": 1}
+         "ns": 1, "usecond": 1e3, "msecond": 1e6, "cycle": 1, "inst": 1, "register/thread": 1,
+         "block": 1}
 
 
 def launches(path):
