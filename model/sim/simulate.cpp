@@ -134,6 +134,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   std::vector<SectoredCache> l1s;
   const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
   RequestLists lists(groups, static_cast<std::size_t>(num_sms));
+  std::vector<std::uint16_t> slice_group;  // SmFrontSpec::slice_group and slice_home
+  std::vector<std::uint8_t> slice_home;
+  for (int slice = 0; slice < arch.l2.slices; ++slice) {
+    slice_group.push_back(static_cast<std::uint16_t>(slice / arch.l2.partitions));  // checked above: < 2^16 groups
+    slice_home.push_back(static_cast<std::uint8_t>(slice % arch.l2.partitions));
+  }
   while (trace.next_kernel(launch)) {
     KernelSim ks;
     ks.launch = launch;
@@ -183,6 +189,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.slices = arch.l2.slices;
     spec.l2_sets = static_cast<std::uint64_t>(arch.l2.slices) * machine.slices.front().sets();
     spec.partitions = arch.l2.partitions;
+    spec.slice_group = slice_group.data();
+    spec.slice_home = slice_home.data();
     auto cycles = [](double c) { return static_cast<std::uint32_t>(std::max(1.0, std::round(c))); };
     spec.l1_latency = cycles(arch.l1.latency_cycles);
     spec.l2_latency = cycles((arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2);
@@ -212,6 +220,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     double warp_weight = 0, instr_weight = 0;
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
+    std::vector<std::vector<std::size_t>> active;  // of each wave of the batch
     for (;;) {
       // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
       std::vector<std::size_t> wave_end;
@@ -271,6 +280,13 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         warp_weight += static_cast<double>(wave_warps) / num_sms * static_cast<double>(wave_instr);
         instr_weight += static_cast<double>(wave_instr);
       }
+      // The SMs that made requests in each wave (a launch of a few blocks has a few): the replay looks at no other.
+      if (active.size() < waves) active.resize(waves);
+      for (std::size_t w = 0; w < waves; ++w) {
+        active[w].clear();
+        for (std::size_t s = 0; s < sm_count; ++s)
+          if (!lists.issued(w, s).empty()) active[w].push_back(s);
+      }
       // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel,
       // each the batch's waves in order.
       std::vector<SimCounters> group_counters(groups);
@@ -313,7 +329,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           merge.begin(spec.l2_latency);
           std::size_t count = 0;
           std::uint64_t last = 0;
-          for (std::size_t s = 0; s < sm_count; ++s) {
+          for (const std::size_t s : active[w]) {
             const std::span<const L2Request> v = lists.of(w, g, s);
             count += v.size();
             if (!v.empty()) last = std::max<std::uint64_t>(last, v.back().cycle);
@@ -321,11 +337,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           if (count == 0) continue;
           if (last < kCountingSortCycles * count + kCountingSortCycles * sm_count) {
             starts.assign(last + 2, 0);
-            for (std::size_t s = 0; s < sm_count; ++s)
+            for (const std::size_t s : active[w])
               for (const L2Request& r : lists.of(w, g, s)) ++starts[r.cycle + 1];
             for (std::size_t c = 1; c < starts.size(); ++c) starts[c] += starts[c - 1];
             order.resize(count);
-            for (std::size_t s = 0; s < sm_count; ++s)
+            for (const std::size_t s : active[w])
               for (const L2Request& r : lists.of(w, g, s)) order[starts[r.cycle]++] = {&r, static_cast<std::uint32_t>(s)};
             for (std::size_t i = 0; i < count; ++i) {
               if (i + 4 < count) __builtin_prefetch(order[i + 4].request);
@@ -335,7 +351,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           }
           heap.clear();
           std::fill(next.begin(), next.end(), 0);
-          for (std::size_t s = 0; s < sm_count; ++s)
+          for (const std::size_t s : active[w])
             if (!lists.of(w, g, s).empty()) heap.push_back(std::uint64_t{lists.of(w, g, s).front().cycle} << 16U | s);
           std::make_heap(heap.begin(), heap.end(), std::greater<>());
           while (!heap.empty()) {

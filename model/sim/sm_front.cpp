@@ -15,12 +15,7 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_sm(sm),
       m_l2_sets(spec.l2_sets),
       m_slices(static_cast<std::uint64_t>(spec.slices)),
-      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {
-  for (int slice = 0; slice < spec.slices; ++slice) {
-    m_slice_group.push_back(static_cast<std::uint16_t>(slice / spec.partitions));  // simulate(): < 2^16 groups
-    m_slice_home.push_back(static_cast<std::uint8_t>(slice % spec.partitions));
-  }
-}
+      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
 
 void SmFront::begin_wave(std::size_t wave) {
   m_out = &m_lists.issued(wave, static_cast<std::size_t>(m_sm));
@@ -38,11 +33,11 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   ++m_requests;
   L2Request& r = m_out->emplace_back();
   r.cycle = m_cycle & kRequestCycleMask;  // a later cycle fails the wave (simulate() checks last_cycle())
-  r.group = m_slice_group[slice];
+  r.group = m_spec.slice_group[slice];
   r.line = line;
   r.set = static_cast<std::uint32_t>(set);
   r.sectors = static_cast<std::uint8_t>(sectors);
-  r.home = m_slice_home[slice];
+  r.home = m_spec.slice_home[slice];
   r.from = m_partition;
   r.op = op;
   r.property = p;

@@ -25,6 +25,10 @@ struct SmFrontSpec {
   int slices = 1;
   std::uint64_t l2_sets = 1;  // sets of all slices together (l2_place)
   int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
+  // Of each slice: its group (slice / partitions) and its partition (slice % partitions, the home of its lines).
+  // Tables the caller keeps for as long as the SmFront lives, so a request needs no division.
+  const std::uint16_t* slice_group = nullptr;
+  const std::uint8_t* slice_home = nullptr;
   // Load-to-use latencies (SM cycles) that order the warps' issue: a load served by L1 (all sectors hit), by L2
   // (some missed L1; the L2's outcome is not known until the replay, so the mean of near and far), shared, constant.
   std::uint32_t l1_latency = 1, l2_latency = 1, shared_latency = 1, constant_latency = 1;
@@ -77,8 +81,6 @@ class SmFront {
   ConstantCache m_constant;
   int m_sm;
   Divisor m_l2_sets, m_slices;  // l2_place()'s divisions of every request
-  std::vector<std::uint16_t> m_slice_group;  // of each slice: its group and its partition (the home of its lines)
-  std::vector<std::uint8_t> m_slice_home;
   std::uint8_t m_partition;  // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
