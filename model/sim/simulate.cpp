@@ -18,6 +18,7 @@
 #include "../l2/l2_slice.h"
 #include "memhier/error.h"
 #include "memhier/sim.h"
+#include "replay_order.h"
 #include "sm_front.h"
 #include "tpc_merge.h"
 #include "warp_scheduler.h"
@@ -38,37 +39,12 @@ constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
 constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles in a wave: the merge key's 48 bits
-// The replay orders a wave's requests by a counting sort over its cycles when they number at most this many a request
-// (and a SM) of the slice group: its count array is then small next to the requests.
-constexpr std::uint64_t kCountingSortCycles = 16;
-
-// A request of a wave in replay order, and the SM that made it.
-struct Ordered {
-  const L2Request* request;
-  std::uint32_t sm;
-};
-
 // Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
   return schedule_warps(blocks, barrier_latency, sm.counters,
                         [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
                             std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
                         [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); });
-}
-
-// A min-heap's top replaced by `key`, sifted down to its place (one pass instead of a pop and a push).
-void replace_top(std::vector<std::uint64_t>& heap, std::uint64_t key) {
-  const std::size_t n = heap.size();
-  std::size_t i = 0;
-  for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && heap[child + 1] < heap[child]) ++child;
-    if (heap[child] >= key) break;
-    heap[i] = heap[child];
-    i = child;
-  }
-  heap[i] = key;
 }
 
 struct Machine {
@@ -316,59 +292,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
             for (int p = 0; p < parts; ++p)
               if (p != home && p != from) group[p].drop_copy(r);
         };
-        // The wave's requests of this group in (cycle, SM) order, each SM's of one cycle in issue order. Where the
-        // wave's cycles are not many more than its requests, a stable counting sort by cycle of the lists taken SM by
-        // SM gives that order in two passes; otherwise a merge through a heap of each SM's next cycle (packed with
-        // the SM in one key; the SM taken goes back in with its next cycle). Both give the same order.
-        thread_local std::vector<std::uint32_t> starts;
-        thread_local std::vector<Ordered> order;
-        std::vector<std::uint64_t> heap;
-        heap.reserve(sm_count);
-        std::vector<std::size_t> next(sm_count);
+        thread_local ReplayOrder order;  // its scratch kept from batch to batch
         for (std::size_t w = 0; w < waves; ++w) {
           merge.begin(spec.l2_latency);
-          std::size_t count = 0;
-          std::uint64_t last = 0;
-          for (const std::size_t s : active[w]) {
-            const std::span<const L2Request> v = lists.of(w, g, s);
-            count += v.size();
-            if (!v.empty()) last = std::max<std::uint64_t>(last, v.back().cycle);
-          }
-          if (count == 0) continue;
-          if (last < kCountingSortCycles * count + kCountingSortCycles * sm_count) {
-            starts.assign(last + 2, 0);
-            for (const std::size_t s : active[w])
-              for (const L2Request& r : lists.of(w, g, s)) ++starts[r.cycle + 1];
-            for (std::size_t c = 1; c < starts.size(); ++c) starts[c] += starts[c - 1];
-            order.resize(count);
-            for (const std::size_t s : active[w])
-              for (const L2Request& r : lists.of(w, g, s)) order[starts[r.cycle]++] = {&r, static_cast<std::uint32_t>(s)};
-            for (std::size_t i = 0; i < count; ++i) {
-              if (i + 4 < count) __builtin_prefetch(order[i + 4].request);
-              replay(*order[i].request, order[i].sm);
-            }
-            continue;
-          }
-          heap.clear();
-          std::fill(next.begin(), next.end(), 0);
-          for (const std::size_t s : active[w])
-            if (!lists.of(w, g, s).empty()) heap.push_back(std::uint64_t{lists.of(w, g, s).front().cycle} << 16U | s);
-          std::make_heap(heap.begin(), heap.end(), std::greater<>());
-          while (!heap.empty()) {
-            const std::uint64_t key = heap.front();
-            const std::uint64_t cycle = key >> 16U;
-            const std::size_t s = key & 0xFFFFU;
-            const std::span<const L2Request> v = lists.of(w, g, s);
-            std::size_t& i = next[s];
-            for (; i < v.size() && v[i].cycle == cycle; ++i) replay(v[i], s);
-            if (i < v.size()) {
-              __builtin_prefetch(&v[i] + 2);
-              replace_top(heap, std::uint64_t{v[i].cycle} << 16U | s);
-            } else {
-              std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-              heap.pop_back();
-            }
-          }
+          order.for_each(lists, w, g, active[w], sm_count, replay);
         }
       }
       for (const SimCounters& c : group_counters) total += c;
