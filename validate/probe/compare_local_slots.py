@@ -2,10 +2,12 @@
 description (validate/probe/local_slots/local16.yaml): DRAM bytes written, L2 write sectors and L1 local-load hits, for
 each grid size the probe ran.
 
-Usage: compare_local_slots.py PROBE_DIR [MEMHIER [OTHER_MEMHIER]]
+Usage: compare_local_slots.py PROBE_DIR [MEMHIER [OTHER_MEMHIER]] [--max-error MB]
   PROBE_DIR      a folder with local_slots_ncu.csv (validate/results/h100-2026-11-24e/probe)
   MEMHIER        the memhier to predict with (default build/release/tools/memhier)
-  OTHER_MEMHIER  a second build to set beside it (an older model), optional"""
+  OTHER_MEMHIER  a second build to set beside it (an older model), optional
+  --max-error    exit 1 when MEMHIER's mean |DRAM written error| exceeds MB (the ctest local_slots_probe)"""
+import argparse
 import json
 import pathlib
 import subprocess
@@ -24,14 +26,20 @@ def predict(memhier, n):
 
 
 def main(argv):
-    if len(argv) < 2 or len(argv) > 4:
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument("probe")
+    ap.add_argument("builds", nargs="*")
+    ap.add_argument("--max-error", type=float)
+    args = ap.parse_args(argv[1:])
+    if len(args.builds) > 2:
         raise SystemExit(__doc__)
-    probe = pathlib.Path(argv[1])
-    builds = argv[2:] or ["build/release/tools/memhier"]
+    probe = pathlib.Path(args.probe)
+    builds = args.builds or ["build/release/tools/memhier"]
     runs = ncu_csv.launches(probe / "local_slots_ncu.csv")
     header = f"{'threads':>9} {'DRAM written MB':>16}" + "".join(f" {'model ' + str(i + 1):>10}" for i in range(len(builds)))
     header += f" {'L2 write sectors':>17} {'model':>11} {'L1 local ld hits':>17} {'model':>11}"
     print(header)
+    errors = []
     for launch in sorted(runs):
         m = runs[launch]
         n = int(m["launch__grid_size"]) * 256
@@ -42,6 +50,12 @@ def main(argv):
         hits = m["l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum"]
         line += f" {hits:>17.0f} {models[0]['l1_sector_hits']:>11}"
         print(line)
+        errors.append(abs(models[0]["dram_write_bytes"] - m["dram__bytes_write.sum"]) / 1e6)
+    mean = sum(errors) / len(errors)
+    print(f"mean |DRAM written error| of model 1: {mean:.1f} MB over {len(errors)} grids")
+    if args.max_error is not None and mean > args.max_error:
+        print(f"compare_local_slots: mean error {mean:.1f} MB exceeds --max-error {args.max_error}")
+        sys.exit(1)
 
 
 if __name__ == "__main__":
