@@ -159,7 +159,9 @@ void BM_SimStreaming(benchmark::State& s) { sim(s, "coalesced_copy", {{"n", "1 <
 void BM_SimRandomGather(benchmark::State& s) { sim(s, "random_gather", {{"n", "1 << 21"}, {"m", "1 << 24"}}); }
 void BM_SimTransposeTiled(benchmark::State& s) { sim(s, "transpose_tiled", {{"n", "2048"}}); }
 void BM_SimStreamingDecoded(benchmark::State& s) { sim_decoded(s, "coalesced_copy", {{"n", "1 << 23"}}); }
-void BM_SimRandomGatherDecoded(benchmark::State& s) { sim_decoded(s, "random_gather", {{"n", "1 << 21"}, {"m", "1 << 24"}}); }
+void BM_SimRandomGatherDecoded(benchmark::State& s) {
+  sim_decoded(s, "random_gather", {{"n", "1 << 21"}, {"m", "1 << 24"}});
+}
 
 // A trace of many short launches, as a captured framework program has (PyTorch: a kernel per operator): 500
 // launches of a 4096-element copy, 16 blocks and 256 warp memory instructions each, every launch cold (flushed).

@@ -268,7 +268,8 @@ TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a colu
 TEST_CASE("Divisor: the reciprocal division gives the quotient and remainder of / and % for every size of numbers") {
   std::mt19937_64 rng(5);
   const std::uint64_t top = ~std::uint64_t{0};
-  std::vector<std::uint64_t> divisors = {1, 2, 3, 7, 100, 25600, 51200, 0xFFFFFFFFULL, 0x100000001ULL, top / 3, top - 1, top};
+  std::vector<std::uint64_t> divisors = {1, 2, 3, 7, 100, 25600, 51200, 0xFFFFFFFFULL,
+                                         0x100000001ULL, top / 3, top - 1, top};
   for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 64));
   for (std::uint64_t d : divisors) {
     if (d == 0) continue;

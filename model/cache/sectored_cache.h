@@ -1,8 +1,8 @@
 #pragma once
 // A sectored set-associative cache with LRU per set, used for each SM's L1 (the L2 slices use SetCache, set_cache.h).
 // Lines are found through one open-addressing table (line address -> slot), so a lookup costs the same at 448 ways (an
-// L1 whose capacity is split over 4 sets) as at 16. Each set keeps two LRU lists: persisting lines and the rest; persisting lines may
-// hold at most `persisting_ways` of a set, other lines may use every way that no persisting line occupies.
+// L1 whose capacity is split over 4 sets) as at 16. Each set keeps two LRU lists: persisting lines and the rest;
+// persisting lines may hold at most `persisting_ways` of a set, other lines may use every way no persisting line holds.
 #include <cstdint>
 #include <vector>
 

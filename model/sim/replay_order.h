@@ -53,7 +53,8 @@ class ReplayOrder {
     for (std::size_t c = 1; c < m_starts.size(); ++c) m_starts[c] += m_starts[c - 1];
     m_order.resize(count);
     for (const std::size_t s : sms)
-      for (const L2Request& r : lists.of(wave, group, s)) m_order[m_starts[r.cycle]++] = {&r, static_cast<std::uint32_t>(s)};
+      for (const L2Request& r : lists.of(wave, group, s))
+        m_order[m_starts[r.cycle]++] = {&r, static_cast<std::uint32_t>(s)};
     for (std::size_t i = 0; i < count; ++i) {
       if (i + 4 < count) __builtin_prefetch(m_order[i + 4].request);
       f(*m_order[i].request, static_cast<std::size_t>(m_order[i].sm));
@@ -67,8 +68,10 @@ class ReplayOrder {
                   std::size_t sm_count, F&& f) {
     m_heap.clear();
     m_next.assign(sm_count, 0);
-    for (const std::size_t s : sms)
-      if (!lists.of(wave, group, s).empty()) m_heap.push_back(std::uint64_t{lists.of(wave, group, s).front().cycle} << 16U | s);
+    for (const std::size_t s : sms) {
+      const std::span<const L2Request> v = lists.of(wave, group, s);
+      if (!v.empty()) m_heap.push_back(std::uint64_t{v.front().cycle} << 16U | s);
+    }
     std::make_heap(m_heap.begin(), m_heap.end(), std::greater<>());
     while (!m_heap.empty()) {
       const std::uint64_t key = m_heap.front();

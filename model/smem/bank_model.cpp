@@ -78,7 +78,8 @@ BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
   if (size <= bank_bytes) {
     // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
     // touches two words.
-    r.wavefronts = pow2 ? one_phase(addresses, size, word_shift, bank_mask) : one_phase(addresses, size, word_div, bank_mod);
+    r.wavefronts = pow2 ? one_phase(addresses, size, word_shift, bank_mask)
+                        : one_phase(addresses, size, word_div, bank_mod);
     r.ideal = addresses.empty() ? 0 : 1;
   } else {
     r = pow2 ? phased_wavefronts(lanes, addresses, size, word_shift, bank_mask)

@@ -36,7 +36,8 @@ def main(argv):
     probe = pathlib.Path(args.probe)
     builds = args.builds or ["build/release/tools/memhier"]
     runs = ncu_csv.launches(probe / "local_slots_ncu.csv")
-    header = f"{'threads':>9} {'DRAM written MB':>16}" + "".join(f" {'model ' + str(i + 1):>10}" for i in range(len(builds)))
+    header = f"{'threads':>9} {'DRAM written MB':>16}"
+    header += "".join(f" {'model ' + str(i + 1):>10}" for i in range(len(builds)))
     header += f" {'L2 write sectors':>17} {'model':>11} {'L1 local ld hits':>17} {'model':>11}"
     print(header)
     errors = []
