@@ -109,8 +109,8 @@ void sim_decoded(benchmark::State& state, const std::string& example, const std:
     instr = result[0].counters.warp_instructions - result[0].counters.barriers;
     benchmark::DoNotOptimize(result);
   }
-  state.counters["warp_mem_instr_per_s"] =
-      benchmark::Counter(static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  const double done = static_cast<double>(instr) * static_cast<double>(state.iterations());
+  state.counters["warp_mem_instr_per_s"] = benchmark::Counter(done, benchmark::Counter::kIsRate);
 }
 
 // A streaming copy generated on the fly: y[i] = x[i], 2 warp instructions of 32 lanes per warp.

@@ -33,7 +33,8 @@ def main(argv):
     print(f"{'KiB a SM':>8} {'sectors':>10} {'measured hit %':>15} {'model hit %':>12} {'L1 KiB':>7} {'CTAs a SM':>10}")
     for config, launch in zip(sweep, sorted(runs)):
         m = runs[launch]
-        command = [memhier, "simulate", str(DESCRIPTION), "--arch", "h100", "--set", f"lines={config['lines']}", "--json"]
+        lines = f"lines={config['lines']}"
+        command = [memhier, "simulate", str(DESCRIPTION), "--arch", "h100", "--set", lines, "--json"]
         out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         c = json.loads(out)[0]["counters"]
         sectors = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
