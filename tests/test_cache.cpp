@@ -8,7 +8,6 @@
 #include <set>
 #include <vector>
 
-#include "../model/cache/constant_cache.h"
 #include "../model/cache/sectored_cache.h"
 #include "../model/cache/set_cache.h"
 #include "../model/l2/l2_slice.h"
@@ -445,14 +444,25 @@ TEST_CASE("L2 slice: past the dirty-line limit a write cleans the set's oldest d
 }
 
 TEST_CASE("constant cache: four lines of a set fit, a fifth evicts the least recently used") {
-  ConstantCache c(8, 4);  // the H100's 2 KB of 64-byte lines in 8 sets of 4 ways
-  for (std::uint64_t line : {0, 8, 16, 24}) CHECK_FALSE(c.access(line));  // set 0, cold
-  for (std::uint64_t line : {0, 8, 16, 24}) CHECK(c.access(line));
-  CHECK_FALSE(c.access(1));  // set 1 leaves set 0 alone
-  CHECK(c.access(0));        // 0 is now the most recent of set 0, 8 the least
-  CHECK_FALSE(c.access(32));  // evicts 8
-  CHECK(c.access(16));
-  CHECK(c.access(24));
-  CHECK_FALSE(c.access(8));
-  CHECK_FALSE(ConstantCache().enabled());
+  // The H100's 2 KB of 64-byte lines in 8 sets of 4 ways, a line in set line mod 8, as SmFront looks them up.
+  SetCache c({64, 64, 8, 4});
+  auto access = [&](std::uint64_t line) {
+    const auto set = static_cast<std::uint32_t>(line % 8);
+    const std::uint32_t slot = c.find(line, set);
+    if (slot != SetCache::kNone) {
+      c.touch(slot);
+      return true;
+    }
+    SetCache::Evicted ev;
+    c.insert(line, set, L2Property::normal, ev);
+    return false;
+  };
+  for (std::uint64_t line : {0, 8, 16, 24}) CHECK_FALSE(access(line));  // set 0, cold
+  for (std::uint64_t line : {0, 8, 16, 24}) CHECK(access(line));
+  CHECK_FALSE(access(1));  // set 1 leaves set 0 alone
+  CHECK(access(0));        // 0 is now the most recent of set 0, 8 the least
+  CHECK_FALSE(access(32));  // evicts 8
+  CHECK(access(16));
+  CHECK(access(24));
+  CHECK_FALSE(access(8));
 }

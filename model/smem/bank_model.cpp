@@ -10,9 +10,9 @@ namespace {
 
 // Accesses wider than a bank word, in half-warp phases: each phase as many wavefronts as its most-loaded bank has
 // distinct words; `ideal` one per phase with an active lane.
-template <typename Word, typename Bank>
+// A word of bank_bytes is address >> shift, its bank word & mask (both powers of two: shared_wavefronts()).
 BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses, unsigned size,
-                             Word&& word_of, Bank&& bank_of) {
+                             unsigned shift, std::uint64_t mask) {
   constexpr unsigned lanes_per_phase = 16;
   BankResult r;
   std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words
@@ -21,25 +21,23 @@ BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
     const unsigned phase = lanes[i] / lanes_per_phase;
     int n = 0;
     for (; i < addresses.size() && lanes[i] / lanes_per_phase == phase; ++i) {
-      const std::uint64_t first = word_of(addresses[i]);
-      const std::uint64_t last = word_of(addresses[i] + size - 1);
+      const std::uint64_t first = addresses[i] >> shift;
+      const std::uint64_t last = (addresses[i] + size - 1) >> shift;
       for (std::uint64_t w = first; w <= last; ++w) words[static_cast<std::size_t>(n++)] = w;
     }
     std::sort(words.begin(), words.begin() + n);
     n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
     std::array<std::uint32_t, 64> per_bank{};
     std::uint32_t most = 0;
-    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[bank_of(words[static_cast<std::size_t>(k)])]);
+    for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[words[static_cast<std::size_t>(k)] & mask]);
     r.wavefronts += most;
     ++r.ideal;
   }
   return r;
 }
 
-// The wavefronts of an access of one phase: its most-loaded bank's distinct words. `word(address)` and `bank(word)`
-// divide by the bank width and take the bank.
-template <typename Word, typename Bank>
-std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size, Word&& word_of, Bank&& bank_of) {
+// The wavefronts of an access of one phase: its most-loaded bank's distinct words (words and banks as above).
+std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size, unsigned shift, std::uint64_t mask) {
   constexpr std::uint8_t kEnd = 0xFF;
   std::array<std::uint8_t, 64> head;
   head.fill(kEnd);
@@ -47,8 +45,8 @@ std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size,
   std::array<std::uint64_t, 64> word{};
   std::uint32_t n = 0, most = 0;
   for (const std::uint64_t a : addresses) {
-    for (std::uint64_t w = word_of(a); w <= word_of(a + size - 1); ++w) {
-      const auto bank = static_cast<std::size_t>(bank_of(w));
+    for (std::uint64_t w = a >> shift; w <= (a + size - 1) >> shift; ++w) {
+      const auto bank = static_cast<std::size_t>(w & mask);
       std::uint32_t depth = 0;
       std::uint8_t i = head[bank];
       for (; i != kEnd && word[i] != w; i = next[i]) ++depth;
@@ -67,23 +65,16 @@ std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size,
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes) {
   BankResult r;
-  // Every shipped arch has 32 banks of 4 bytes: shifts and masks then, not divisions.
+  // Banks and their width are powers of two (arch validation): shifts and masks, not divisions.
   const auto shift = static_cast<unsigned>(std::countr_zero(bank_bytes));
   const std::uint64_t mask = banks - 1U;
-  const bool pow2 = std::has_single_bit(banks) && std::has_single_bit(bank_bytes);
-  auto word_shift = [&](std::uint64_t a) { return a >> shift; };
-  auto bank_mask = [&](std::uint64_t w) { return static_cast<std::size_t>(w & mask); };
-  auto word_div = [&](std::uint64_t a) { return a / bank_bytes; };
-  auto bank_mod = [&](std::uint64_t w) { return static_cast<std::size_t>(w % banks); };
   if (size <= bank_bytes) {
     // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
     // touches two words.
-    r.wavefronts = pow2 ? one_phase(addresses, size, word_shift, bank_mask)
-                        : one_phase(addresses, size, word_div, bank_mod);
+    r.wavefronts = one_phase(addresses, size, shift, mask);
     r.ideal = addresses.empty() ? 0 : 1;
   } else {
-    r = pow2 ? phased_wavefronts(lanes, addresses, size, word_shift, bank_mask)
-             : phased_wavefronts(lanes, addresses, size, word_div, bank_mod);
+    r = phased_wavefronts(lanes, addresses, size, shift, mask);
   }
   // Bytes the lanes move, a bank word per bank a wavefront (more than one phase's worth with fewer than 32 banks).
   const auto data = static_cast<std::uint64_t>(addresses.size()) * size, width = std::uint64_t{banks} * bank_bytes;

@@ -19,7 +19,8 @@ struct BankResult {
   [[nodiscard]] std::uint32_t conflicts() const { return wavefronts > ideal ? wavefronts - ideal : 0; }
 };
 
-// `lanes`: lane index of each address (ascending); `addresses`: byte offsets in the shared window.
+// `lanes`: lane index of each address (ascending); `addresses`: byte offsets in the shared window. `banks` and
+// `bank_bytes` are powers of two, as arch validation requires of shared_memory.banks and bank_width.
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes);
 

@@ -26,7 +26,14 @@ def main(argv):
     probe = pathlib.Path(args.probe)
     memhier = args.memhier
     runs = ncu_csv.launches(probe / "l1_sweep_ncu.csv")
-    sweep = json.loads((probe / "l1_sweep.json").read_text())["runs"]
+    ncu_csv.require(probe / "l1_sweep_ncu.csv", runs,
+                    ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "launch__shared_mem_config_size",
+                     "sm__ctas_launched.min", "sm__ctas_launched.max"])
+    try:
+        sweep = json.loads((probe / "l1_sweep.json").read_text())["runs"]
+    except (OSError, ValueError, KeyError) as e:
+        raise SystemExit(f"{probe / 'l1_sweep.json'}: not the probe's output ({e})")
     if len(sweep) != len(runs):
         raise SystemExit(f"{probe}: {len(sweep)} launches in l1_sweep.json, {len(runs)} in l1_sweep_ncu.csv")
     errors = []

@@ -36,6 +36,9 @@ def main(argv):
     probe = pathlib.Path(args.probe)
     builds = args.builds or ["build/release/tools/memhier"]
     runs = ncu_csv.launches(probe / "local_slots_ncu.csv")
+    ncu_csv.require(probe / "local_slots_ncu.csv", runs,
+                    ["launch__grid_size", "dram__bytes_write.sum", "lts__t_sectors_op_write.sum",
+                     "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum"])
     header = f"{'threads':>9} {'DRAM written MB':>16}"
     header += "".join(f" {'model ' + str(i + 1):>10}" for i in range(len(builds)))
     header += f" {'L2 write sectors':>17} {'model':>11} {'L1 local ld hits':>17} {'model':>11}"

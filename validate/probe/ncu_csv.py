@@ -31,3 +31,12 @@ def launches(path):
         value = float(row["Metric Value"].replace(",", "")) * UNITS[unit]
         out.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
     return out
+
+
+def require(path, runs, metrics):
+    """SystemExit naming the file, launch and metric if a launch of `runs` (from launches(path)) lacks one of
+    `metrics`: the file is of another probe, or ncu could not collect it."""
+    for launch, values in sorted(runs.items()):
+        for metric in metrics:
+            if metric not in values:
+                raise SystemExit(f"{path}: launch {launch} has no {metric}")
