@@ -1,13 +1,17 @@
 // Simulation speed (warp memory instructions per second through coalescer + L1 + L2 + DRAM) on a streaming and a
-// random-gather trace read from .mht files, on 1 and 2 threads, and on the same traces decoded beforehand (the
+// random-gather trace read from .mht files, on 1, 2, 4, ... threads up to the host's cores (at least 2), and on the
+// same traces decoded beforehand (the
 // simulator alone); a 1-billion-access streaming run whose peak memory is reported (max RSS), to show memory stays
 // bounded by cache state plus one wave of blocks; and a trace of 500 short launches (the per-launch cost: emptying the
 // L1s and L2 between launches).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "memhier/arch_loader.h"
 #include "memhier/kernel_desc.h"
@@ -210,13 +214,20 @@ void BM_SimBillionAccesses(benchmark::State& state) {
   state.counters["max_rss_MiB"] = static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
+// Thread counts 1, 2, 4, ... up to the host's cores (at least 1 and 2): how the simulation scales where it runs.
+void thread_counts(benchmark::internal::Benchmark* b) {
+  const int cores = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+  for (int t = 1; t <= cores; t *= 2) b->Arg(t);
+  if (!std::has_single_bit(static_cast<unsigned>(cores))) b->Arg(cores);
+}
+
 }  // namespace
 
-BENCHMARK(BM_SimStreaming)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SimRandomGather)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SimTransposeTiled)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SimStreamingDecoded)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SimRandomGatherDecoded)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimStreaming)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimRandomGather)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimTransposeTiled)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimStreamingDecoded)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimRandomGatherDecoded)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimManyLaunches)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimBillionAccesses)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK_MAIN();

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Simulation speed on another host (the GPU machine's CPU: 16 cores where this project's VM has 2), in one call:
+# builds the simulation benchmark and the CLI in Release with that machine's toolchain, runs memhier_bench_sim's
+# simulation benchmarks (1, 2, 4, ... threads up to the cores), then checks that a random-gather trace simulated on
+# 1 thread and on every core gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out).
+# Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
+set -uo pipefail
+out=${OUT:-$PWD/host-out}
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+
+source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+
+build=/tmp/memhier-bench-build
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  uname -a
+  lscpu
+  nproc
+  free -g
+  g++ --version | head -1
+  cmake --version | head -1
+  nvidia-smi -L 2>/dev/null || true
+  git rev-parse HEAD 2>/dev/null || true
+} > "$out/environment.txt" 2>&1
+
+if ! { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_TESTS=OFF &&
+       cmake --build $build -j "$(nproc)" --target memhier_bench_sim memhier_cli; } > "$out/build.log" 2>&1; then
+  echo "build failed: $out/build.log" >&2
+  tail -30 "$out/build.log" >&2
+  exit 1
+fi
+
+# Three repetitions of each, medians and spread reported; the console table and the JSON both kept.
+# The 1-billion-access run in a process of its own: its max RSS is the process's peak, which earlier benchmarks
+# would otherwise set.
+$build/bench/memhier_bench_sim --benchmark_filter='BM_Sim[^B]' --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true --benchmark_out="$out/bench_sim.json" --benchmark_out_format=json \
+  > "$out/bench_sim.txt" 2> "$out/bench_sim.err"
+echo "memhier_bench_sim rc $?" >> "$out/bench_sim.txt"
+$build/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' --benchmark_out="$out/bench_billion.json" \
+  --benchmark_out_format=json > "$out/bench_billion.txt" 2> "$out/bench_billion.err"
+echo "memhier_bench_sim rc $?" >> "$out/bench_billion.txt"
+
+# Identical results on one thread and on every core (the unit test checks 1 against 2 threads).
+memhier=$build/tools/memhier
+trace=/tmp/memhier-gather.mht
+$memhier trace gen traces/examples/random_gather.yaml -o $trace --force --set 'n=1 << 21' --set 'm=1 << 24' \
+  > "$out/identical.txt" 2>&1
+TIMEFORMAT='%R s'
+for t in 1 "$(nproc)"; do
+  { time $memhier simulate $trace --arch h100 --json --threads "$t" > "$out/gather_threads$t.json"; } \
+    2> "$out/gather_threads$t.time"
+  echo "threads $t: $(cat "$out/gather_threads$t.time")" >> "$out/identical.txt"
+done
+if cmp -s "$out/gather_threads1.json" "$out/gather_threads$(nproc).json"; then
+  echo "identical: 1 and $(nproc) threads" >> "$out/identical.txt"
+else
+  echo "DIFFERENT: 1 and $(nproc) threads" >> "$out/identical.txt"
+fi
+cat "$out/identical.txt"
+grep -E "median|rc" "$out/bench_sim.txt"
+grep -E "Billion|rc" "$out/bench_billion.txt"
