@@ -11,7 +11,6 @@
 #include <bit>
 #include <cmath>
 #include <functional>
-#include <future>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -105,8 +104,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
   KernelLaunch launch;
-  // The batch of waves being simulated, and the next one while it is read ahead (read_ahead below).
-  std::array<std::vector<BlockTrace>, 2> buffers;
+  std::vector<BlockTrace> blocks;  // of the batch of waves being simulated
   // Kept from launch to launch, emptied rather than rebuilt (a trace of many short kernels would otherwise spend its
   // time building 132 L1s a launch): the SMs' L1s, and the request lists.
   std::vector<SectoredCache> l1s;
@@ -199,39 +197,19 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
     std::vector<std::vector<std::size_t>> active;  // of each wave of the batch
-    // A batch of waves read into `into`: blocks [wave_end[w - 1], wave_end[w]) form wave w; no waves at the launch's
-    // end. `rate`: L2 requests per lane address of an earlier batch (the request bound below).
-    struct Batch {
+    for (;;) {
+      // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
       std::vector<std::size_t> wave_end;
-      std::size_t blocks = 0, lane_addresses = 0;
-    };
-    auto read_batch = [&trace, wave_blocks](std::vector<BlockTrace>& into, double rate) {
-      Batch b;
-      std::size_t& n = b.blocks;
-      while (b.wave_end.size() < kBatchWaves && b.lane_addresses < kBatchAddresses &&
-             static_cast<double>(b.lane_addresses) * rate < kBatchRequests) {
+      std::size_t n = 0, lane_addresses = 0;
+      while (wave_end.size() < kBatchWaves && lane_addresses < kBatchAddresses &&
+             static_cast<double>(lane_addresses) * requests_per_address < kBatchRequests) {
         const std::size_t start = n;
-        if (into.size() < start + wave_blocks) into.resize(start + wave_blocks);
-        while (n - start < wave_blocks && trace.next_block(into[n])) b.lane_addresses += into[n++].addresses.size();
-        if (n != start) b.wave_end.push_back(n);
+        if (blocks.size() < start + wave_blocks) blocks.resize(start + wave_blocks);
+        while (n - start < wave_blocks && trace.next_block(blocks[n])) lane_addresses += blocks[n++].addresses.size();
+        if (n != start) wave_end.push_back(n);
         if (n - start < wave_blocks) break;  // the launch's last wave
       }
-      return b;
-    };
-    // With more than one worker thread, a host thread reads (decodes) the next batch into the other buffer while this
-    // one is simulated: reading is serial, and on many cores it was a third of the time (bench/results/
-    // host-gpu-machine-2026-11-24). Batches end where they end; the results do not depend on it (see kBatchWaves).
-    const bool read_ahead = options.threads > 1;
-    std::size_t current = 0;
-    Batch batch = read_batch(buffers[current], requests_per_address);
-    std::future<Batch> next;  // the batch being read ahead; declared after the buffers, so destroyed (waited) first
-    for (;;) {
-      if (batch.wave_end.empty()) break;
-      std::vector<BlockTrace>& blocks = buffers[current];
-      const std::vector<std::size_t>& wave_end = batch.wave_end;
-      const std::size_t n = batch.blocks, lane_addresses = batch.lane_addresses;
-      if (read_ahead)
-        next = std::async(std::launch::async, read_batch, std::ref(buffers[1 - current]), requests_per_address);
+      if (wave_end.empty()) break;
       const std::size_t waves = wave_end.size();
       total.waves += waves;
       total.blocks += n;
@@ -321,12 +299,6 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         }
       }
       for (const SimCounters& c : group_counters) total += c;
-      if (read_ahead) {
-        batch = next.get();
-        current = 1 - current;
-      } else {
-        batch = read_batch(buffers[current], requests_per_address);
-      }
     }
     for (std::size_t s = 0; s < sms.size(); ++s) {
       total += sms[s]->counters;
