@@ -1,9 +1,8 @@
 // Simulation speed (warp memory instructions per second through coalescer + L1 + L2 + DRAM) on a streaming and a
 // random-gather trace read from .mht files, on 1, 2, 4, ... threads up to the host's cores (at least 2), and on the
-// same traces decoded beforehand (the
-// simulator alone); a 1-billion-access streaming run whose peak memory is reported (max RSS), to show memory stays
-// bounded by cache state plus one wave of blocks; and a trace of 500 short launches (the per-launch cost: emptying the
-// L1s and L2 between launches).
+// same traces decoded beforehand (the simulator alone); a 1-billion-access streaming run whose peak memory is reported
+// (max RSS), to show memory stays bounded by cache state plus one wave of blocks; and a trace of 500 short launches
+// (the per-launch cost: emptying the L1s and L2 between launches).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 

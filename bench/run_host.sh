@@ -42,7 +42,7 @@ $build/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' --benchmark_ou
   --benchmark_out_format=json > "$out/bench_billion.txt" 2> "$out/bench_billion.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_billion.txt"
 
-# Identical results on one thread and on every core (the unit test checks 1 against 2 threads).
+# Identical results on one thread and on every core (the unit test checks 1 against 2, 5 and 16 threads).
 memhier=$build/tools/memhier
 trace=/tmp/memhier-gather.mht
 $memhier trace gen traces/examples/random_gather.yaml -o $trace --force --set 'n=1 << 21' --set 'm=1 << 24' \
