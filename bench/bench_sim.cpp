@@ -37,9 +37,20 @@ fs::path trace_file(const std::string& example, const std::vector<ParamOverride>
   return cache.emplace(example, p).first->second;
 }
 
+// Shares of the simulation's wall time by phase (SimPhaseTimes): reading blocks, the SM phase, the L2 phase, the rest.
+void report_phases(benchmark::State& state, const SimPhaseTimes& t) {
+  if (t.total <= 0) return;
+  state.counters["read_share"] = t.read / t.total;
+  state.counters["sm_share"] = t.sm / t.total;
+  state.counters["l2_share"] = t.l2 / t.total;
+  state.counters["other_share"] = (t.total - t.read - t.sm - t.l2) / t.total;
+}
+
 void sim(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {
   const fs::path p = trace_file(example, sets);
+  SimPhaseTimes times;
   SimOptions opt;
+  opt.times = &times;
   opt.threads = static_cast<int>(state.range(0));
   std::uint64_t instr = 0;
   for (auto _ : state) {
@@ -50,6 +61,7 @@ void sim(benchmark::State& state, const std::string& example, const std::vector<
   }
   state.counters["warp_mem_instr_per_s"] =
       benchmark::Counter(static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  report_phases(state, times);
 }
 
 // A trace decoded once and kept in memory, handed out block by block (a copy of each: what simulate() then does with
@@ -103,7 +115,9 @@ class DecodedTrace final : public TraceSource {
 // warp scheduler), without the trace reader's.
 void sim_decoded(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {
   DecodedTrace trace(trace_file(example, sets));
+  SimPhaseTimes times;
   SimOptions opt;
+  opt.times = &times;
   opt.threads = static_cast<int>(state.range(0));
   std::uint64_t instr = 0;
   for (auto _ : state) {
@@ -114,6 +128,7 @@ void sim_decoded(benchmark::State& state, const std::string& example, const std:
   }
   const double done = static_cast<double>(instr) * static_cast<double>(state.iterations());
   state.counters["warp_mem_instr_per_s"] = benchmark::Counter(done, benchmark::Counter::kIsRate);
+  report_phases(state, times);
 }
 
 // A streaming copy generated on the fly: y[i] = x[i], 2 warp instructions of 32 lanes per warp.

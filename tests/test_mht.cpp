@@ -269,3 +269,109 @@ TEST_CASE("damaged files: every error names the file and a byte offset") {
     CHECK(error_of(temp("does-not-exist.mht")).find("cannot open") != std::string::npos);
   }
 }
+
+namespace {
+
+// Offsets of the section headers of kernel `k`'s chunks (the kernel section first, then its chunks back to back).
+std::vector<std::uint64_t> chunk_offsets(const std::string& bytes, const MhtKernelInfo& k) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t at = k.offset; at < k.end;) {
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + at + 8, 8);
+    if (at != k.offset) out.push_back(at);
+    at += 24 + stored;
+  }
+  return out;
+}
+
+// Reads every block with next_blocks() in requests of the given sizes, in turn, on `threads` threads.
+std::vector<BlockTrace> read_in_requests(MhtReader& r, const std::vector<std::size_t>& sizes, int threads) {
+  std::vector<BlockTrace> got;
+  KernelLaunch k;
+  std::size_t turn = 0;
+  while (r.next_kernel(k)) {
+    for (;;) {
+      std::vector<BlockTrace> part(sizes[turn++ % sizes.size()]);
+      const std::size_t n = r.next_blocks(part, threads);
+      REQUIRE(n <= part.size());
+      for (std::size_t i = 0; i < n; ++i) got.push_back(std::move(part[i]));
+      if (n < part.size()) break;  // the launch's end
+    }
+  }
+  return got;
+}
+
+std::string error_in_requests(const fs::path& p, const std::vector<std::size_t>& sizes, int threads) {
+  try {
+    MhtReader r(p);
+    read_in_requests(r, sizes, threads);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("next_blocks decodes chunks in parallel into the blocks next_block gives, in their order") {
+  const fs::path p = temp("parallel.mht");
+  const auto written = write_random(p, 3, 40, 6000);  // a few blocks a chunk, many chunks a kernel
+  {
+    MhtReader r(p);
+    REQUIRE(r.kernels()[0].chunks > 5);
+    REQUIRE(r.kernels()[0].chunks < 40);
+  }
+  for (const int threads : {1, 2, 4, 7}) {
+    for (const auto& sizes : {std::vector<std::size_t>{1}, {7, 1, 3}, {16}, {100}, {40}, {39, 2}}) {
+      CAPTURE(threads);
+      CAPTURE(sizes.front());
+      MhtReader r(p);
+      const auto got = read_in_requests(r, sizes, threads);
+      REQUIRE(got.size() == written.size());
+      for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(same(got[i], written[i]));
+    }
+  }
+  // Block by block after a parallel read goes on inside the chunk it left part-read.
+  MhtReader r(p);
+  KernelLaunch k;
+  REQUIRE(r.next_kernel(k));
+  std::vector<BlockTrace> part(5);
+  REQUIRE(r.next_blocks(part, 4) == 5);
+  BlockTrace b;
+  REQUIRE(r.next_block(b));
+  CHECK(same(b, written[5]));
+}
+
+TEST_CASE("next_blocks on several threads reports a damaged chunk as reading block by block does") {
+  const fs::path good = temp("parallel-good.mht");
+  write_random(good, 1, 40, 6000);
+  const std::string bytes = read_all(good);
+  MhtReader info(good);
+  const auto chunks = chunk_offsets(bytes, info.kernels()[0]);
+  REQUIRE(chunks.size() > 5);
+  const fs::path bad = temp("parallel-bad.mht");
+  std::string b = bytes;
+  SUBCASE("a checksum mismatch in the third chunk, another in the fifth") {
+    for (const std::size_t c : {std::size_t{2}, std::size_t{4}}) b[chunks[c] + 24 + 20] ^= 0x5A;
+    write_all(bad, b);
+    const std::string serial = error_of(bad);
+    CHECK(serial.find(fmt::format("byte offset {}:", chunks[2])) != std::string::npos);
+    CHECK(error_in_requests(bad, {100}, 4) == serial);
+    CHECK(error_in_requests(bad, {3, 9}, 3) == serial);
+  }
+  SUBCASE("a bad chunk header after a corrupt chunk: the corrupt chunk is reported") {
+    b[chunks[2] + 24 + 20] ^= 0x5A;
+    b[chunks[3]] = 'X';  // tag
+    write_all(bad, b);
+    const std::string serial = error_of(bad);
+    CHECK(serial.find(fmt::format("byte offset {}:", chunks[2])) != std::string::npos);
+    CHECK(error_in_requests(bad, {100}, 4) == serial);
+  }
+  SUBCASE("a bad chunk header alone") {
+    b[chunks[3]] = 'X';
+    write_all(bad, b);
+    const std::string serial = error_of(bad);
+    CHECK(serial.find(fmt::format("byte offset {}: expected a CHNK section", chunks[3])) != std::string::npos);
+    CHECK(error_in_requests(bad, {100}, 4) == serial);
+  }
+}

@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -49,6 +52,33 @@ std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint
 
 struct Machine {
   std::vector<L2Slice> slices;
+};
+
+// Adds the wall time since it was made, or since the last lap(), to a phase of SimPhaseTimes (nothing when not asked for).
+class PhaseClock {
+ public:
+  explicit PhaseClock(SimPhaseTimes* times) : m_times(times), m_start(now()), m_last(m_start) {}
+  ~PhaseClock() {
+    if (m_times != nullptr) m_times->total += seconds(m_start, now());
+  }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+  void start() {
+    if (m_times != nullptr) m_last = now();
+  }
+  void lap(double SimPhaseTimes::*phase) {
+    if (m_times == nullptr) return;
+    const auto t = now();
+    m_times->*phase += seconds(m_last, t);
+    m_last = t;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point now() { return Clock::now(); }
+  static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+  SimPhaseTimes* m_times;
+  Clock::time_point m_start, m_last;
 };
 
 Machine make_machine(const Arch& arch) {
@@ -100,6 +130,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                        fmt::format("is {} B; the simulator models {} B {}s only", bytes, line ? kLineBytes : kSectorBytes,
                                    line ? "line" : "sector"));
   }
+  PhaseClock clock(options.times);
   Machine machine = make_machine(arch);
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
@@ -107,7 +138,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   std::vector<BlockTrace> blocks;  // of the batch of waves being simulated
   // Kept from launch to launch, emptied rather than rebuilt (a trace of many short kernels would otherwise spend its
   // time building 132 L1s a launch): the SMs' L1s, and the request lists.
-  std::vector<SectoredCache> l1s;
+  std::vector<std::optional<SectoredCache>> l1s(static_cast<std::size_t>(arch.sm.count));
   const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
   RequestLists lists(groups, static_cast<std::size_t>(num_sms));
   std::vector<std::uint16_t> slice_group;  // SmFrontSpec::slice_group and slice_home
@@ -180,14 +211,26 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       spec.constant_line_shift = static_cast<unsigned>(std::countr_zero(arch.constant_cache.line));
     }
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
-    std::vector<std::unique_ptr<SmFront>> sms;
-    sms.reserve(static_cast<std::size_t>(num_sms));
-    if (l1s.empty() || l1s.front().geometry() != spec.l1) {
-      l1s.clear();
-      for (int s = 0; s < num_sms; ++s) l1s.emplace_back(spec.l1);
+    // Each SM's L1: the previous launch's, emptied, else a new one. In parallel: an L1 is hundreds of KiB to clear.
+    std::vector<std::unique_ptr<SmFront>> sms(static_cast<std::size_t>(num_sms));
+    std::vector<std::exception_ptr> failed(sms.size());
+#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
+    for (int si = 0; si < num_sms; ++si) {
+      const auto s = static_cast<std::size_t>(si);
+      try {
+        std::optional<SectoredCache>& l1 = l1s[s];
+        if (l1 && l1->geometry() == spec.l1) {
+          l1->reset();
+        } else {
+          l1.emplace(spec.l1);
+        }
+        sms[s] = std::make_unique<SmFront>(spec, policy, lists, si, std::move(*l1));
+      } catch (...) {  // (memory) nothing may leave a parallel region
+        failed[s] = std::current_exception();
+      }
     }
-    for (int s = 0; s < num_sms; ++s)
-      sms.push_back(std::make_unique<SmFront>(spec, policy, lists, s, std::move(l1s[static_cast<std::size_t>(s)])));
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
     const auto sm_count = static_cast<std::size_t>(num_sms);
@@ -197,18 +240,39 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
     std::vector<std::vector<std::size_t>> active;  // of each wave of the batch
+    std::size_t ready = 0;         // blocks read ahead: blocks[0, ready) at the start of a batch
+    std::size_t wave_addresses = 0;  // lane addresses of the last whole wave read
     for (;;) {
       // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
       std::vector<std::size_t> wave_end;
       std::size_t n = 0, lane_addresses = 0;
+      clock.start();
       while (wave_end.size() < kBatchWaves && lane_addresses < kBatchAddresses &&
              static_cast<double>(lane_addresses) * requests_per_address < kBatchRequests) {
         const std::size_t start = n;
-        if (blocks.size() < start + wave_blocks) blocks.resize(start + wave_blocks);
-        while (n - start < wave_blocks && trace.next_block(blocks[n])) lane_addresses += blocks[n++].addresses.size();
+        if (ready < start + wave_blocks) {
+          // Read the waves the batch will probably still take (at the last whole wave's addresses) in one call, which
+          // a source can decode in parallel (MhtReader: chunk by chunk); blocks past the batch go to the next one.
+          std::size_t ahead = 1;
+          if (wave_addresses != 0) {
+            double room = static_cast<double>(kBatchAddresses - lane_addresses);
+            if (requests_per_address > 0)
+              room = std::min(room, kBatchRequests / requests_per_address - static_cast<double>(lane_addresses));
+            ahead = static_cast<std::size_t>(std::clamp(std::ceil(room / static_cast<double>(wave_addresses)), 1.0,
+                                                        static_cast<double>(kBatchWaves - wave_end.size())));
+          }
+          if (blocks.size() < start + ahead * wave_blocks) blocks.resize(start + ahead * wave_blocks);
+          ready += trace.next_blocks({blocks.data() + ready, start + ahead * wave_blocks - ready}, options.threads);
+        }
+        n = std::min(ready, start + wave_blocks);
+        std::size_t addresses = 0;
+        for (std::size_t i = start; i < n; ++i) addresses += blocks[i].addresses.size();
+        lane_addresses += addresses;
         if (n != start) wave_end.push_back(n);
         if (n - start < wave_blocks) break;  // the launch's last wave
+        wave_addresses = std::max<std::size_t>(addresses, 1);
       }
+      clock.lap(&SimPhaseTimes::read);
       if (wave_end.empty()) break;
       const std::size_t waves = wave_end.size();
       total.waves += waves;
@@ -225,6 +289,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         }
       lists.reserve_waves(waves);
       std::vector<std::uint64_t> resident(waves * sm_count, 0), issued(waves * sm_count, 0);
+      clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int si = 0; si < num_sms; ++si) {
         const auto s = static_cast<std::size_t>(si);
@@ -237,6 +302,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           lists.sort_by_group(w, s);
         }
       }
+      clock.lap(&SimPhaseTimes::sm);
       std::uint64_t requests = 0;
       for (const auto& sm : sms) {
         requests += sm->requests();
@@ -266,6 +332,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel,
       // each the batch's waves in order.
       std::vector<SimCounters> group_counters(groups);
+      clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int gi = 0; gi < static_cast<int>(groups); ++gi) {
         const auto g = static_cast<std::size_t>(gi);
@@ -298,12 +365,14 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           order.for_each(lists, w, g, active[w], sm_count, replay);
         }
       }
+      clock.lap(&SimPhaseTimes::l2);
       for (const SimCounters& c : group_counters) total += c;
+      for (std::size_t i = n; i < ready; ++i) std::swap(blocks[i - n], blocks[i]);  // read ahead: the next batch's
+      ready -= n;
     }
     for (std::size_t s = 0; s < sms.size(); ++s) {
       total += sms[s]->counters;
-      l1s[s] = sms[s]->release_l1();
-      l1s[s].reset();
+      l1s[s].emplace(sms[s]->release_l1());  // emptied when the next launch takes it
     }
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     out.push_back(std::move(ks));

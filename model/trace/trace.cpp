@@ -23,6 +23,12 @@ bool parse_name(const std::array<std::string_view, N>& names, std::string_view t
 
 }  // namespace
 
+std::size_t TraceSource::next_blocks(std::span<BlockTrace> out, int /*threads*/) {
+  std::size_t n = 0;
+  while (n < out.size() && next_block(out[n])) ++n;
+  return n;
+}
+
 std::string_view to_string(AddressSpace s) { return kSpaceNames.at(static_cast<std::size_t>(s)); }
 std::string_view to_string(AccessKind k) { return kKindNames.at(static_cast<std::size_t>(k)); }
 std::string_view to_string(CacheHint h) { return kHintNames.at(static_cast<std::size_t>(h)); }

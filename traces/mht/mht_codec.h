@@ -56,6 +56,7 @@ class ChunkDecoder {
   [[nodiscard]] bool done() const { return m_pos == m_size; }
   void next_block(BlockTrace& block);  // throws DecodeError
   [[nodiscard]] std::uint64_t offset() const { return m_pos; }
+  [[nodiscard]] std::size_t size() const { return m_size; }
 
  private:
   std::uint64_t get_varint() {

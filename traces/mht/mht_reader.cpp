@@ -5,6 +5,7 @@
 #include <zstd_errors.h>
 
 #include <cstring>
+#include <exception>
 #include <optional>
 
 #include "memhier/error.h"
@@ -17,15 +18,27 @@ namespace memhier {
 
 using namespace mht;
 
+// A chunk read from the file: its header and stored bytes, then (decode()) its raw records.
+struct MhtReader::Chunk {
+  std::uint64_t offset = 0;  // of its section header
+  SectionHeader header;
+  std::string stored;
+  std::vector<std::uint8_t> raw;
+  std::optional<ChunkDecoder> decoder;  // over `raw`
+  std::uint64_t blocks_read = 0;
+  std::exception_ptr error;  // of decoding it in parallel (next_blocks)
+};
+
 struct MhtReader::DecoderState {
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  std::optional<ChunkDecoder> chunk;
+  struct FreeDCtx {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+  };
+  using DCtx = std::unique_ptr<ZSTD_DCtx, FreeDCtx>;
+  DCtx dctx{ZSTD_createDCtx()};
+  Chunk current;                           // the chunk next_block() reads from
   std::vector<std::uint64_t> first_chunk;  // per kernel: offset just past its kernel section
-  std::uint64_t block_index = 0;           // within the current chunk, for messages
-  ~DecoderState() { ZSTD_freeDCtx(dctx); }
-  DecoderState() = default;
-  DecoderState(const DecoderState&) = delete;
-  DecoderState& operator=(const DecoderState&) = delete;
+  std::vector<Chunk> ahead;                // next_blocks(): the chunks it decodes at once (kept for their buffers)
+  std::vector<DCtx> dctxs;                 // next_blocks(): one a chunk decoded at once
 };
 
 namespace {
@@ -123,7 +136,7 @@ void MhtReader::read_index() {
     read_at(m_in, offset + kSectionBytes, m_compressed.data(), h.stored);
     if (!m_in) fail(offset, "section cut off");
     m_raw.resize(h.raw);
-    const std::size_t n = ZSTD_decompressDCtx(m_decoder->dctx, m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
+    const std::size_t n = ZSTD_decompressDCtx(m_decoder->dctx.get(), m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
     if (ZSTD_isError(n) != 0U) fail(offset, fmt::format("corrupt section: {}", ZSTD_getErrorName(n)));
     if (n != h.raw) fail(offset, fmt::format("section decompresses to {} bytes, header says {}", n, h.raw));
     auto j = nlohmann::json::parse(m_raw, nullptr, false);
@@ -173,7 +186,7 @@ void MhtReader::seek_kernel(std::size_t index) {
 }
 
 bool MhtReader::next_kernel(KernelLaunch& launch) {
-  m_decoder->chunk.reset();
+  m_decoder->current.decoder.reset();
   m_blocks_left_in_chunk = 0;
   if (m_next_kernel >= m_kernels.size()) {
     m_current = SIZE_MAX;
@@ -185,55 +198,120 @@ bool MhtReader::next_kernel(KernelLaunch& launch) {
   return true;
 }
 
-bool MhtReader::load_chunk() {
+bool MhtReader::read_chunk(Chunk& c) {
   const MhtKernelInfo& k = m_kernels[m_current];
   if (m_pos >= k.end) return false;
-  m_chunk_offset = m_pos;
+  c.offset = m_pos;
   if (k.end - m_pos < kSectionBytes) fail(m_pos, "chunk header cut off");
   std::array<char, kSectionBytes> sh{};
   read_at(m_in, m_pos, sh.data(), sh.size());
   if (!m_in) fail(m_pos, "chunk header cut off");
-  SectionHeader h{load<std::uint32_t>(sh.data()), load<std::uint32_t>(sh.data() + 4),
-                  load<std::uint64_t>(sh.data() + 8), load<std::uint64_t>(sh.data() + 16)};
+  const SectionHeader h{load<std::uint32_t>(sh.data()), load<std::uint32_t>(sh.data() + 4),
+                        load<std::uint64_t>(sh.data() + 8), load<std::uint64_t>(sh.data() + 16)};
   if (h.tag != kChunkTag) fail(m_pos, fmt::format("expected a CHNK section, found '{}'", tag_name(h.tag)));
   if (h.stored > k.end - m_pos - kSectionBytes) fail(m_pos, fmt::format("chunk of {} bytes runs past its kernel", h.stored));
   if (h.raw > kMaxChunkRawBytes || h.raw > h.stored * ZSTD_BLOCKSIZE_MAX + 1024)
     fail(m_pos, fmt::format("chunk claims {} raw bytes from {} stored", h.raw, h.stored));
   if (h.count == 0 || h.count > h.raw / 4) fail(m_pos, fmt::format("chunk claims {} blocks in {} bytes", h.count, h.raw));
-  m_compressed.resize(h.stored);
-  read_at(m_in, m_pos + kSectionBytes, m_compressed.data(), h.stored);
+  c.header = h;
+  c.stored.resize(h.stored);
+  read_at(m_in, m_pos + kSectionBytes, c.stored.data(), h.stored);
   if (!m_in) fail(m_pos, "chunk cut off");
-  m_raw.resize(h.raw);
-  const std::size_t n = ZSTD_decompressDCtx(m_decoder->dctx, m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
-  if (ZSTD_isError(n) != 0U) {
-    const bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
-    fail(m_pos, checksum ? "checksum mismatch: the chunk is corrupt" : fmt::format("corrupt chunk: {}", ZSTD_getErrorName(n)));
-  }
-  if (n != h.raw) fail(m_pos, fmt::format("chunk decompresses to {} bytes, header says {}", n, h.raw));
-  m_decoder->chunk.emplace(reinterpret_cast<const std::uint8_t*>(m_raw.data()), m_raw.size(), k.launch.warps_per_block());
-  m_blocks_left_in_chunk = h.count;
-  m_decoder->block_index = 0;
+  c.decoder.reset();
+  c.blocks_read = 0;
+  c.error = nullptr;
   m_pos += kSectionBytes + h.stored;
   return true;
 }
 
-bool MhtReader::next_block(BlockTrace& block) {
-  if (m_current == SIZE_MAX) return false;
-  if (m_blocks_left_in_chunk == 0 && !load_chunk()) return false;
-  ChunkDecoder& d = *m_decoder->chunk;
+void MhtReader::decompress(Chunk& c, ::ZSTD_DCtx_s* dctx) const {
+  c.raw.resize(c.header.raw);
+  const std::size_t n = ZSTD_decompressDCtx(dctx, c.raw.data(), c.raw.size(), c.stored.data(), c.stored.size());
+  if (ZSTD_isError(n) != 0U) {
+    const bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
+    fail(c.offset, checksum ? "checksum mismatch: the chunk is corrupt" : fmt::format("corrupt chunk: {}", ZSTD_getErrorName(n)));
+  }
+  if (n != c.header.raw) fail(c.offset, fmt::format("chunk decompresses to {} bytes, header says {}", n, c.header.raw));
+  c.decoder.emplace(c.raw.data(), c.raw.size(), m_kernels[m_current].launch.warps_per_block());
+}
+
+void MhtReader::decode_block(Chunk& c, BlockTrace& block) const {
+  ChunkDecoder& d = *c.decoder;
   try {
     d.next_block(block);
   } catch (const DecodeError& e) {
-    fail(m_chunk_offset, fmt::format("chunk block {}, record byte {}: {}", m_decoder->block_index, e.offset, e.message));
+    fail(c.offset, fmt::format("chunk block {}, record byte {}: {}", c.blocks_read, e.offset, e.message));
   }
   const Dim3& grid = m_kernels[m_current].launch.grid;
   if (block.index.x >= grid.x || block.index.y >= grid.y || block.index.z >= grid.z)
-    fail(m_chunk_offset, fmt::format("block ({},{},{}) outside the grid ({},{},{})", block.index.x, block.index.y,
-                                     block.index.z, grid.x, grid.y, grid.z));
-  ++m_decoder->block_index;
-  if (--m_blocks_left_in_chunk == 0 && !d.done())
-    fail(m_chunk_offset, fmt::format("{} bytes left after the chunk's last block", m_raw.size() - d.offset()));
+    fail(c.offset, fmt::format("block ({},{},{}) outside the grid ({},{},{})", block.index.x, block.index.y,
+                               block.index.z, grid.x, grid.y, grid.z));
+  if (++c.blocks_read == c.header.count && !d.done())
+    fail(c.offset, fmt::format("{} bytes left after the chunk's last block", d.size() - d.offset()));
+}
+
+bool MhtReader::next_block(BlockTrace& block) {
+  if (m_current == SIZE_MAX) return false;
+  Chunk& c = m_decoder->current;
+  if (m_blocks_left_in_chunk == 0) {
+    if (!read_chunk(c)) return false;
+    decompress(c, m_decoder->dctx.get());
+    m_blocks_left_in_chunk = c.header.count;
+  }
+  decode_block(c, block);
+  --m_blocks_left_in_chunk;
   return true;
+}
+
+// The rest of the current chunk block by block, then whole chunks: read from the file here, decompressed and decoded
+// in parallel, each into its own part of `out`. A chunk only partly needed becomes the current one. An error is the
+// first one in file order, as reading block by block would report it.
+std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
+  if (m_current == SIZE_MAX) return 0;
+  std::size_t n = 0;
+  while (n < out.size() && m_blocks_left_in_chunk != 0 && next_block(out[n])) ++n;
+  if (threads <= 1) {
+    while (n < out.size() && next_block(out[n])) ++n;
+    return n;
+  }
+  std::vector<Chunk>& ahead = m_decoder->ahead;
+  std::vector<std::size_t> first;  // of each chunk's blocks in `out`
+  std::size_t chunks = 0, planned = n;
+  std::exception_ptr unreadable;  // a chunk past the ones read: reported after theirs
+  try {
+    while (planned < out.size()) {
+      if (ahead.size() <= chunks) ahead.emplace_back();
+      if (!read_chunk(ahead[chunks])) break;
+      first.push_back(planned);
+      planned += std::min<std::size_t>(ahead[chunks].header.count, out.size() - planned);
+      ++chunks;
+    }
+  } catch (const InputError&) {
+    unreadable = std::current_exception();
+  }
+  std::vector<DecoderState::DCtx>& dctxs = m_decoder->dctxs;
+  while (dctxs.size() < chunks) dctxs.emplace_back(ZSTD_createDCtx());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int ci = 0; ci < static_cast<int>(chunks); ++ci) {
+    const auto i = static_cast<std::size_t>(ci);
+    Chunk& c = ahead[i];
+    try {
+      if (!dctxs[i]) throw std::bad_alloc();
+      decompress(c, dctxs[i].get());
+      const std::size_t end = i + 1 < chunks ? first[i + 1] : planned;
+      for (std::size_t b = first[i]; b < end; ++b) decode_block(c, out[b]);
+    } catch (...) {
+      c.error = std::current_exception();
+    }
+  }
+  for (std::size_t i = 0; i < chunks; ++i)
+    if (ahead[i].error) std::rethrow_exception(ahead[i].error);
+  if (unreadable) std::rethrow_exception(unreadable);
+  if (chunks != 0 && ahead[chunks - 1].blocks_read < ahead[chunks - 1].header.count) {
+    std::swap(m_decoder->current, ahead[chunks - 1]);  // its decoder reads the raw buffer it moved with
+    m_blocks_left_in_chunk = m_decoder->current.header.count - m_decoder->current.blocks_read;
+  }
+  return planned;
 }
 
 }  // namespace memhier

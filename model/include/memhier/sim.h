@@ -13,11 +13,19 @@
 
 namespace memhier {
 
+// Where a simulation's wall time went (seconds, summed over launches), for studying its speed: reading blocks from the
+// trace source, the SM phase (coalescer, L1, warp scheduling), the L2 phase (replay through the slices and DRAM) and
+// everything else (batch set-up, launch set-up).
+struct SimPhaseTimes {
+  double read = 0, sm = 0, l2 = 0, total = 0;
+};
+
 struct SimOptions {
   int threads = 1;                         // OpenMP threads for the per-SM and per-slice phases; results are identical
   bool flush_between_launches = true;      // ncu's default cache control: every launch starts cold
   std::optional<AccessPolicyWindow> window;          // replaces the trace's windows (--window)
   std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
+  SimPhaseTimes* times = nullptr;                     // filled in (added to) when set
 };
 
 // Counts of one kernel launch. Field names are the snake_case of the ncu metric they match (see sim_counter_table()).

@@ -188,6 +188,10 @@ class TraceSource {
   virtual bool next_kernel(KernelLaunch& launch) = 0;
   // Fills `block` with the next block of the current launch; false when the launch has no more blocks.
   virtual bool next_block(BlockTrace& block) = 0;
+  // Fills out[0, k) with the next k blocks of the current launch, those next_block() would give in its order, and
+  // returns k: out.size(), fewer only where the launch ends. A source may use up to `threads` host threads to
+  // decode them (this one calls next_block()).
+  virtual std::size_t next_blocks(std::span<BlockTrace> out, int threads);
 };
 
 // Totals over a stream, as `trace info` prints them.

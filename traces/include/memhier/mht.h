@@ -1,6 +1,7 @@
 #pragma once
 // The .mht binary trace file: versioned, chunked, zstd-compressed, checksummed, indexed by kernel, streamable.
-// Layout: docs/mht-format.md. Writer and reader hold at most one chunk in memory, whatever the trace length.
+// Layout: docs/mht-format.md. The writer holds one chunk in memory, the reader one, or those of one next_blocks() call,
+// whatever the trace length.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -10,13 +11,15 @@
 
 #include "memhier/trace.h"
 
+struct ZSTD_DCtx_s;  // zstd.h's ZSTD_DCtx
+
 namespace memhier {
 
 inline constexpr std::uint16_t kMhtVersionMajor = 1;
 inline constexpr std::uint16_t kMhtVersionMinor = 0;
 
 struct MhtWriterOptions {
-  std::size_t chunk_bytes = 4U << 20U;  // raw record bytes per chunk before it is compressed and written
+  std::size_t chunk_bytes = 64U << 10U;  // raw record bytes per chunk before it is compressed and written
   int compression_level = 3;            // zstd level
 };
 
@@ -67,11 +70,19 @@ class MhtReader final : public TraceSource {
 
   bool next_kernel(KernelLaunch& launch) override;
   bool next_block(BlockTrace& block) override;
+  // Decodes whole chunks on up to `threads` threads at once (they decode independently: docs/mht-format.md).
+  std::size_t next_blocks(std::span<BlockTrace> out, int threads) override;
 
  private:
+  struct Chunk;
   void read_header();
   void read_index();
-  bool load_chunk();
+  // Reads the header and stored bytes of the current kernel's next chunk into `c`; false past its last one.
+  bool read_chunk(Chunk& c);
+  // Decompresses `c` (read_chunk()) with `dctx` and sets up its decoder.
+  void decompress(Chunk& c, ::ZSTD_DCtx_s* dctx) const;
+  // The next block of `c` into `block`, checked against the launch.
+  void decode_block(Chunk& c, BlockTrace& block) const;
   [[noreturn]] void fail(std::uint64_t offset, const std::string& message) const;
 
   std::filesystem::path m_path;
@@ -82,10 +93,7 @@ class MhtReader final : public TraceSource {
   std::size_t m_next_kernel = 0;
   std::size_t m_current = SIZE_MAX;
   std::uint64_t m_pos = 0;  // file offset of the next section of the current kernel
-  std::uint64_t m_chunk_offset = 0;
-  std::string m_compressed;
-  std::string m_raw;
-  std::size_t m_raw_pos = 0;
+  std::string m_compressed, m_raw;  // of metadata sections
   std::uint64_t m_blocks_left_in_chunk = 0;
   struct DecoderState;
   std::unique_ptr<DecoderState> m_decoder;
