@@ -47,13 +47,14 @@ memhier=$build/tools/memhier
 trace=/tmp/memhier-gather.mht
 $memhier trace gen traces/examples/random_gather.yaml -o $trace --force --set 'n=1 << 21' --set 'm=1 << 24' \
   > "$out/identical.txt" 2>&1
+# The outputs stay in /tmp (the device tool brings back only a few files); identical.txt names their SHA-256.
 TIMEFORMAT='%R s'
 for t in 1 "$(nproc)"; do
-  { time $memhier simulate $trace --arch h100 --json --threads "$t" > "$out/gather_threads$t.json"; } \
-    2> "$out/gather_threads$t.time"
-  echo "threads $t: $(cat "$out/gather_threads$t.time")" >> "$out/identical.txt"
+  { time $memhier simulate $trace --arch h100 --json --threads "$t" > "/tmp/gather_threads$t.json"; } \
+    2> "/tmp/gather_threads$t.time"
+  echo "threads $t: $(cat "/tmp/gather_threads$t.time"), $(sha256sum < "/tmp/gather_threads$t.json")" >> "$out/identical.txt"
 done
-if cmp -s "$out/gather_threads1.json" "$out/gather_threads$(nproc).json"; then
+if cmp -s "/tmp/gather_threads1.json" "/tmp/gather_threads$(nproc).json"; then
   echo "identical: 1 and $(nproc) threads" >> "$out/identical.txt"
 else
   echo "DIFFERENT: 1 and $(nproc) threads" >> "$out/identical.txt"

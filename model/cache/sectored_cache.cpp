@@ -1,6 +1,10 @@
 #include "sectored_cache.h"
 
+#include <algorithm>
 #include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace memhier {
 
@@ -9,10 +13,11 @@ SectoredCache::SectoredCache(const CacheGeometry& g)
   const std::size_t lines = std::size_t{g.sets} * g.ways;
   m_slots.resize(lines);
   m_sets.resize(g.sets);
-  std::size_t table = 16;
-  while (table < 2 * lines) table *= 2;
-  m_table.assign(table, Entry{});
-  m_shift = 64U - static_cast<unsigned>(std::countr_zero(table));
+  std::size_t buckets = 2;
+  while (buckets * kBucketEntries < 2 * lines) buckets *= 2;
+  m_buckets.resize(buckets);
+  m_passed.resize(buckets);
+  m_bucket_mask = buckets - 1;
   init();
 }
 
@@ -21,17 +26,9 @@ void SectoredCache::reset() {
     init();
     return;
   }
-  // Every line in the table sits in a taken slot. Find all their table positions before clearing any (a cleared
-  // entry would cut the probe run of the ones after it), then free the slots, relinking each as init() did.
-  m_scratch.clear();
-  const std::size_t mask = m_table.size() - 1;
-  for (std::uint32_t t : m_taken) {
-    if (m_slots[t].list == kFree) continue;
-    std::size_t i = bucket(m_slots[t].line);
-    while (m_table[i].key != m_slots[t].line + 1) i = (i + 1) & mask;
-    m_scratch.push_back(i);
-  }
-  for (std::size_t i : m_scratch) m_table[i] = Entry{};
+  // Every indexed line sits in a taken slot: erase those, then free the slots, relinking each as init() did.
+  for (std::uint32_t t : m_taken)
+    if (m_slots[t].list != kFree) index_erase(m_slots[t].line);
   for (std::uint32_t t : m_taken) {
     const std::uint32_t set = t / m_g.ways, first = set * m_g.ways;
     m_slots[t] = Slot{};
@@ -45,7 +42,8 @@ void SectoredCache::reset() {
 
 void SectoredCache::init() {
   m_taken.clear();
-  std::fill(m_table.begin(), m_table.end(), Entry{});
+  std::fill(m_buckets.begin(), m_buckets.end(), Bucket{});
+  std::fill(m_passed.begin(), m_passed.end(), 0);
   for (std::uint32_t s = 0; s < m_g.sets; ++s) {
     SetState& st = m_sets[s];
     st = SetState{};
@@ -59,29 +57,56 @@ void SectoredCache::init() {
   }
 }
 
-std::uint32_t SectoredCache::find(std::uint64_t line) const {
-  const std::size_t mask = m_table.size() - 1;
-  for (std::size_t i = bucket(line);; i = (i + 1) & mask) {
-    if (m_table[i].key == line + 1) return m_table[i].slot;
-    if (m_table[i].key == 0) return kNone;
+std::uint32_t SectoredCache::matches(std::size_t b, std::uint32_t t) const {
+  const std::array<std::uint32_t, kBucketEntries>& tags = m_buckets[b].tag;
+#if defined(__SSE2__)
+  // Equal tags give all-ones 32-bit lanes; two saturating packs keep a byte each, whose top bits form the mask.
+  const __m128i key = _mm_set1_epi32(static_cast<int>(t));
+  const __m128i lo = _mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(tags.data())), key);
+  const __m128i hi = _mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(tags.data() + 4)), key);
+  const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(lo, hi), _mm_setzero_si128());
+  return static_cast<std::uint32_t>(_mm_movemask_epi8(bytes)) & 0xFFU;
+#else
+  std::uint32_t out = 0;
+  for (std::uint32_t e = 0; e < kBucketEntries; ++e) out |= (tags[e] == t ? 1U : 0U) << e;
+  return out;
+#endif
+}
+
+SectoredCache::Place SectoredCache::locate(std::uint64_t line, std::uint64_t h) const {
+  const std::uint32_t t = tag(h);
+  for (std::size_t b = home(h);; b = (b + 1) & m_bucket_mask) {
+    for (std::uint32_t m = matches(b, t); m != 0; m &= m - 1) {
+      const auto e = static_cast<std::uint32_t>(std::countr_zero(m));
+      if (m_slots[m_buckets[b].slot[e]].line == line) return {b, e};
+    }
+    if (m_passed[b] == 0) return {};
   }
 }
 
-// Linear probing with backward-shift deletion: no tombstones, so lookups never slow down over a long run.
-void SectoredCache::table_erase(std::uint64_t line) {
-  const std::size_t mask = m_table.size() - 1;
-  std::size_t i = bucket(line);
-  while (m_table[i].key != line + 1) i = (i + 1) & mask;
-  std::size_t hole = i;
-  for (std::size_t j = (hole + 1) & mask; m_table[j].key != 0; j = (j + 1) & mask) {
-    const std::size_t home = m_table[j].home;
-    // Move j into the hole unless its home lies cyclically in (hole, j].
-    const bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-    if (stays) continue;
-    m_table[hole] = m_table[j];
-    hole = j;
+void SectoredCache::index_insert(std::uint64_t h, std::uint32_t slot) {
+  std::size_t b = home(h);
+  std::uint32_t free = matches(b, 0);
+  while (free == 0) {  // a full bucket: on to the next
+    ++m_passed[b];
+    b = (b + 1) & m_bucket_mask;
+    free = matches(b, 0);
   }
-  m_table[hole] = Entry{};
+  const auto e = static_cast<std::uint32_t>(std::countr_zero(free));
+  m_buckets[b].tag[e] = tag(h);
+  m_buckets[b].slot[e] = slot;
+}
+
+void SectoredCache::index_erase(std::uint64_t line) {
+  const std::uint64_t h = hash(line);
+  const Place p = locate(line, h);
+  m_buckets[p.bucket].tag[p.entry] = 0;
+  for (std::size_t b = home(h); b != p.bucket; b = (b + 1) & m_bucket_mask) --m_passed[b];
+}
+
+std::uint32_t SectoredCache::find(std::uint64_t line) const {
+  const Place p = locate(line, hash(line));
+  return p.entry == kBucketEntries ? kNone : m_buckets[p.bucket].slot[p.entry];
 }
 
 void SectoredCache::unlink(std::uint32_t slot) {
@@ -127,34 +152,30 @@ void SectoredCache::touch(std::uint32_t slot) {
 void SectoredCache::evict(std::uint32_t slot, Evicted& out) {
   Slot& s = m_slots[slot];
   out = {s.line, s.dirty, true};
-  table_erase(s.line);
+  index_erase(s.line);
   unlink(slot);
   s.valid = s.dirty = 0;
   s.list = kFree;
 }
 
 std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evicted& out) {
-  const std::size_t mask = m_table.size() - 1;
-  std::size_t i = bucket(line);
-  while (m_table[i].key != 0) i = (i + 1) & mask;
-  return insert_at(i, line, property, out);
+  return insert_new(line, hash(line), property, out);
 }
 
 std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evicted& out) {
-  const std::size_t mask = m_table.size() - 1;
-  for (std::size_t i = bucket(line);; i = (i + 1) & mask) {
-    if (m_table[i].key == line + 1) {
-      out = {};
-      touch(m_table[i].slot);
-      return m_table[i].slot;
-    }
-    if (m_table[i].key == 0) return insert_at(i, line, property, out);
+  const std::uint64_t h = hash(line);
+  const Place p = locate(line, h);
+  if (p.entry != kBucketEntries) {
+    out = {};
+    const std::uint32_t slot = m_buckets[p.bucket].slot[p.entry];
+    touch(slot);
+    return slot;
   }
+  return insert_new(line, h, property, out);
 }
 
-// `position`: the empty table entry that ends `line`'s probe run. The line's entry goes there before the victim's is
-// erased: erasing first could open a hole earlier in the run, past which a lookup would not look.
-std::uint32_t SectoredCache::insert_at(std::size_t position, std::uint64_t line, L2Property property, Evicted& out) {
+// The victim's entry goes before the new line's is made (it may free room in the new line's bucket).
+std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2Property property, Evicted& out) {
   out = {};
   const std::uint32_t set = set_of(line);
   SetState& st = m_sets[set];
@@ -170,8 +191,8 @@ std::uint32_t SectoredCache::insert_at(std::size_t position, std::uint64_t line,
   } else {
     slot = st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
   }
-  m_table[position] = {line + 1, slot, static_cast<std::uint32_t>(bucket(line))};
   if (m_slots[slot].list != kFree) evict(slot, out);
+  index_insert(h, slot);
   Slot& s = m_slots[slot];
   s.line = line;
   s.valid = s.dirty = 0;

@@ -1,8 +1,9 @@
 #pragma once
 // A sectored set-associative cache with LRU per set, used for each SM's L1 (the L2 slices use SetCache, set_cache.h).
-// Lines are found through one open-addressing table (line address -> slot), so a lookup costs the same at 448 ways (an
-// L1 whose capacity is split over 4 sets) as at 16. Each set keeps two LRU lists: persisting lines and the rest;
-// persisting lines may hold at most `persisting_ways` of a set, other lines may use every way no persisting line holds.
+// Lines are found through one hash index (line address -> slot), so a lookup costs the same at 448 ways (an L1 whose
+// capacity is split over 4 sets) as at 16. Each set keeps two LRU lists: persisting lines and the rest; persisting
+// lines may hold at most `persisting_ways` of a set, other lines may use every way no persisting line holds.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,8 +33,8 @@ class SectoredCache {
 
   // Slot holding `line`, or kNone.
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const;
-  // Asks the host CPU to fetch the table entry `line` hashes to (a hint: a later find() then finds it cached).
-  void prefetch(std::uint64_t line) const { __builtin_prefetch(&m_table[bucket(line)]); }
+  // Asks the host CPU to fetch the index bucket `line` hashes to (a hint: a later find() then finds it cached).
+  void prefetch(std::uint64_t line) const { __builtin_prefetch(&m_buckets[home(hash(line))]); }
   // Marks the slot most recently used.
   void touch(std::uint32_t slot);
   // Allocates a slot for `line` (absent) with the given property; fills `out` with the victim if one was evicted.
@@ -72,35 +73,47 @@ class SectoredCache {
     std::uint32_t free = kNone;  // free slots chained through next
   };
 
-  void init();  // every slot free, the table empty
+  void init();  // every slot free, the index empty
   void unlink(std::uint32_t slot);
   void push_front(std::uint32_t set, std::uint32_t slot, List list);
   void push_back(std::uint32_t set, std::uint32_t slot, List list);
   void evict(std::uint32_t slot, Evicted& out);
-  std::uint32_t insert_at(std::size_t position, std::uint64_t line, L2Property property, Evicted& out);
-  void table_erase(std::uint64_t line);
-  // Runs of 8 consecutive lines share one hashed place, 8 entries side by side (two host cache lines): a coalesced
-  // warp's lines, and a streaming kernel's next ones, are then a host cache line apart, not anywhere in the table.
-  [[nodiscard]] std::size_t bucket(std::uint64_t line) const {
-    return static_cast<std::size_t>(((line >> 3U) * 0x9E3779B97F4A7C15ULL) >> (m_shift + 3U)) << 3U | (line & 7U);
-  }
+  // Takes a slot for `line` (absent from the index), evicting its set's victim if it must, and indexes it.
+  std::uint32_t insert_new(std::uint64_t line, std::uint64_t h, L2Property property, Evicted& out);
+
+  // The index: buckets of 8 entries, a host cache line each (8 tags, 8 slots; tag 0: free). A line's entry sits in its
+  // home bucket or, when that is full, in the next with room; each bucket counts the entries that passed it on the
+  // way (m_passed), so a lookup stops at the first bucket none passed, and an erase only clears its entry and the
+  // counts on its way. At most half the entries are used, so a bucket is rarely full.
+  static constexpr std::uint32_t kBucketEntries = 8;
+  struct alignas(64) Bucket {
+    std::array<std::uint32_t, kBucketEntries> tag{};   // the line's hash, low 32 bits, with bit 0 set; 0: free
+    std::array<std::uint32_t, kBucketEntries> slot{};
+  };
+  [[nodiscard]] static std::uint64_t hash(std::uint64_t line) { return line * 0x9E3779B97F4A7C15ULL; }
+  [[nodiscard]] std::size_t home(std::uint64_t h) const { return static_cast<std::size_t>(h >> 32U) & m_bucket_mask; }
+  [[nodiscard]] static std::uint32_t tag(std::uint64_t h) { return static_cast<std::uint32_t>(h) | 1U; }
+  // The entries of bucket `b` whose tag is `t` (a bit each).
+  [[nodiscard]] std::uint32_t matches(std::size_t b, std::uint32_t t) const;
+  struct Place {
+    std::size_t bucket = 0;
+    std::uint32_t entry = kBucketEntries;  // kBucketEntries: absent
+  };
+  [[nodiscard]] Place locate(std::uint64_t line, std::uint64_t h) const;
+  void index_insert(std::uint64_t h, std::uint32_t slot);
+  void index_erase(std::uint64_t line);
 
   CacheGeometry m_g;
   bool m_pow2_sets = false;
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
-  struct Entry {
-    std::uint64_t key = 0;  // line + 1; 0 = empty
-    std::uint32_t slot = kNone;
-    std::uint32_t home = 0;  // bucket(line): a deletion's shifts read it instead of hashing each entry again
-  };
-  std::vector<Entry> m_table;  // key and slot side by side: a probe reads one host cache line
-  unsigned m_shift = 64;
+  std::vector<Bucket> m_buckets;
+  std::vector<std::uint32_t> m_passed;  // per bucket: entries placed past it
+  std::size_t m_bucket_mask = 0;
   std::uint32_t m_persisting_ways = 0;
   // Slots taken off the free chains since the last reset. init() chains each set's slots from its last way down
   // (slot t links to t - 1) and only reset() puts slots back, so the taken ones are the top of their sets' chains.
   std::vector<std::uint32_t> m_taken;
-  std::vector<std::size_t> m_scratch;  // reset(): table positions to clear
 };
 
 }  // namespace memhier

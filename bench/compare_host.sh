@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Simulation speed of this tree against an older commit on the same host, in one call (timings from two calls may
+# come from two different machines): builds memhier_bench_sim of both in Release, then runs the simulation benchmarks
+# on 1 thread and on every core, old and new in turn, twice, and the 1-billion-access copy once each. Each binary
+# writes its benchmark traces with its own .mht writer. Results, environment and logs go under $OUT (or
+# ./compare-out). Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
+# Usage: bench/compare_host.sh BASELINE.tar
+#   BASELINE.tar: `git archive --format=tar COMMIT -- . ':!validate/results' ':!bench/results'` of the older commit
+set -uo pipefail
+base_tar=$(realpath "${1:?usage: bench/compare_host.sh BASELINE.tar}")
+out=${OUT:-$PWD/compare-out}
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+
+source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+
+base_src=/tmp/memhier-baseline-src
+rm -rf $base_src && mkdir -p $base_src && tar -xf "$base_tar" -C $base_src || { echo "cannot unpack $base_tar" >&2; exit 1; }
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  echo "baseline: $(basename "$base_tar")"
+  uname -a
+  lscpu
+  nproc
+  free -g
+  g++ --version | head -1
+  cmake --version | head -1
+  nvidia-smi -L 2>/dev/null || true
+} > "$out/environment.txt" 2>&1
+
+for which in base new; do
+  src=$PWD
+  [ $which = base ] && src=$base_src
+  if ! { cmake -S "$src" -B /tmp/memhier-compare-$which -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_TESTS=OFF \
+           -DMEMHIER_BUILD_KERNELS=OFF &&
+         cmake --build /tmp/memhier-compare-$which -j "$(nproc)" --target memhier_bench_sim; } >> "$out/build.log" 2>&1; then
+    echo "build of $which failed: $out/build.log" >&2
+    tail -30 "$out/build.log" >&2
+    exit 1
+  fi
+done
+
+cores=$(nproc)
+filter="BM_Sim(Streaming|RandomGather|TransposeTiled|StreamingDecoded|RandomGatherDecoded)/(1|$cores)/|BM_SimManyLaunches"
+for round in 1 2; do
+  for which in base new; do
+    /tmp/memhier-compare-$which/bench/memhier_bench_sim --benchmark_filter="$filter" --benchmark_repetitions=3 \
+      --benchmark_report_aggregates_only=true > "$out/$which-round$round.txt" 2> "$out/$which-round$round.err"
+    echo "rc $?" >> "$out/$which-round$round.txt"
+  done
+done
+for which in base new; do
+  /tmp/memhier-compare-$which/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' \
+    > "$out/$which-billion.txt" 2> "$out/$which-billion.err"
+  echo "rc $?" >> "$out/$which-billion.txt"
+done
+
+# One line a benchmark: its median on each run, old then new.
+{
+  for f in "$out"/base-round1.txt "$out"/new-round1.txt "$out"/base-round2.txt "$out"/new-round2.txt \
+           "$out"/base-billion.txt "$out"/new-billion.txt; do
+    echo "== $(basename "$f")"
+    grep -E 'median|Billion|^rc' "$f" | sed -E 's/ +/ /g'
+  done
+} > "$out/summary.txt"
+cat "$out/summary.txt"
