@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Simulation speed of this tree against an older commit on the same host, in one call (timings from two calls may
 # come from two different machines): builds memhier_bench_sim of both in Release, then runs the simulation benchmarks
-# on 1 thread and on every core, old and new in turn, twice, and the 1-billion-access copy once each. Each binary
+# on 1 thread and on every core, old and new in turn, three times, and the 1-billion-access copy once each. Each binary
 # writes its benchmark traces with its own .mht writer. Results, environment and logs go under $OUT (or
-# ./compare-out). Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
+# ./compare-out): summary.txt, environment.txt, build.log and raw.tar.gz (every run's output). Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
 # Usage: bench/compare_host.sh BASELINE.tar
 #   BASELINE.tar: `git archive --format=tar COMMIT -- . ':!validate/results' ':!bench/results'` of the older commit
 set -uo pipefail
@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 
 source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
 
+raw=$out/raw
+mkdir -p "$raw"
 base_src=/tmp/memhier-baseline-src
 rm -rf $base_src && mkdir -p $base_src && tar -xf "$base_tar" -C $base_src || { echo "cannot unpack $base_tar" >&2; exit 1; }
 {
@@ -42,25 +44,26 @@ done
 
 cores=$(nproc)
 filter="BM_Sim(Streaming|RandomGather|TransposeTiled|StreamingDecoded|RandomGatherDecoded)/(1|$cores)/|BM_SimManyLaunches"
-for round in 1 2; do
+for round in 1 2 3; do
   for which in base new; do
     /tmp/memhier-compare-$which/bench/memhier_bench_sim --benchmark_filter="$filter" --benchmark_repetitions=3 \
-      --benchmark_report_aggregates_only=true > "$out/$which-round$round.txt" 2> "$out/$which-round$round.err"
-    echo "rc $?" >> "$out/$which-round$round.txt"
+      --benchmark_report_aggregates_only=true > "$raw/$which-round$round.txt" 2> "$raw/$which-round$round.err"
+    echo "rc $?" >> "$raw/$which-round$round.txt"
   done
 done
 for which in base new; do
   /tmp/memhier-compare-$which/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' \
-    > "$out/$which-billion.txt" 2> "$out/$which-billion.err"
-  echo "rc $?" >> "$out/$which-billion.txt"
+    > "$raw/$which-billion.txt" 2> "$raw/$which-billion.err"
+  echo "rc $?" >> "$raw/$which-billion.txt"
 done
 
 # One line a benchmark: its median on each run, old then new.
 {
-  for f in "$out"/base-round1.txt "$out"/new-round1.txt "$out"/base-round2.txt "$out"/new-round2.txt \
-           "$out"/base-billion.txt "$out"/new-billion.txt; do
+  for f in "$raw"/base-round1.txt "$raw"/new-round1.txt "$raw"/base-round2.txt "$raw"/new-round2.txt \
+           "$raw"/base-round3.txt "$raw"/new-round3.txt "$raw"/base-billion.txt "$raw"/new-billion.txt; do
     echo "== $(basename "$f")"
     grep -E 'median|Billion|^rc' "$f" | sed -E 's/ +/ /g'
   done
 } > "$out/summary.txt"
+tar -czf "$out/raw.tar.gz" -C "$out" raw && rm -rf "$raw"
 cat "$out/summary.txt"

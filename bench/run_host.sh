@@ -2,11 +2,12 @@
 # Simulation speed on another host (the GPU machine's CPU: 16 cores where this project's VM has 2), in one call:
 # builds the simulation benchmark and the CLI in Release with that machine's toolchain, runs memhier_bench_sim's
 # simulation benchmarks (1, 2, 4, ... threads up to the cores), then checks that a random-gather trace simulated on
-# 1 thread and on every core gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out).
+# 1 thread and on every core gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out):
+# the benchmarks' console output, identical.txt, environment.txt, build.log and raw.tar.gz (JSON output, stderr).
 # Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
 set -uo pipefail
 out=${OUT:-$PWD/host-out}
-mkdir -p "$out"
+mkdir -p "$out/raw"
 cd "$(dirname "$0")/.."
 
 source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
@@ -35,11 +36,11 @@ fi
 # The 1-billion-access run in a process of its own: its max RSS is the process's peak, which earlier benchmarks
 # would otherwise set.
 $build/bench/memhier_bench_sim --benchmark_filter='BM_Sim[^B]' --benchmark_repetitions=3 \
-  --benchmark_report_aggregates_only=true --benchmark_out="$out/bench_sim.json" --benchmark_out_format=json \
-  > "$out/bench_sim.txt" 2> "$out/bench_sim.err"
+  --benchmark_report_aggregates_only=true --benchmark_out="$out/raw/bench_sim.json" --benchmark_out_format=json \
+  > "$out/bench_sim.txt" 2> "$out/raw/bench_sim.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_sim.txt"
-$build/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' --benchmark_out="$out/bench_billion.json" \
-  --benchmark_out_format=json > "$out/bench_billion.txt" 2> "$out/bench_billion.err"
+$build/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' --benchmark_out="$out/raw/bench_billion.json" \
+  --benchmark_out_format=json > "$out/bench_billion.txt" 2> "$out/raw/bench_billion.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_billion.txt"
 
 # Identical results on one thread and on every core (the unit test checks 1 against 2, 5 and 16 threads).
@@ -59,6 +60,7 @@ if cmp -s "/tmp/gather_threads1.json" "/tmp/gather_threads$(nproc).json"; then
 else
   echo "DIFFERENT: 1 and $(nproc) threads" >> "$out/identical.txt"
 fi
+tar -czf "$out/raw.tar.gz" -C "$out" raw && rm -rf "$out/raw"
 cat "$out/identical.txt"
 grep -E "median|rc" "$out/bench_sim.txt"
 grep -E "Billion|rc" "$out/bench_billion.txt"
