@@ -64,8 +64,8 @@ void sim(benchmark::State& state, const std::string& example, const std::vector<
   report_phases(state, times);
 }
 
-// A trace decoded once and kept in memory, handed out block by block (a copy of each: what simulate() then does with
-// it is all the benchmark times, with no file reading or .mht decoding).
+// A trace decoded once and kept in memory, handed out as copies (made on simulate()'s threads): the benchmark times
+// what simulate() does with the blocks and the copying, with no file reading or .mht decoding.
 class DecodedTrace final : public TraceSource {
  public:
   explicit DecodedTrace(const fs::path& p) {
@@ -93,12 +93,17 @@ class DecodedTrace final : public TraceSource {
   bool next_block(BlockTrace& b) override {
     const std::vector<BlockTrace>& blocks = m_launches[m_launch].blocks;
     if (m_block == blocks.size()) return false;
-    const BlockTrace& from = blocks[m_block++];
-    b.index = from.index;
-    b.records.assign(from.records.begin(), from.records.end());
-    b.warp_begin.assign(from.warp_begin.begin(), from.warp_begin.end());
-    b.addresses.assign(from.addresses.begin(), from.addresses.end());
+    copy(blocks[m_block++], b);
     return true;
+  }
+  // The copies on all the threads simulate() offers, as a source that decodes in parallel would make them.
+  std::size_t next_blocks(std::span<BlockTrace> out, int threads) override {
+    const std::vector<BlockTrace>& blocks = m_launches[m_launch].blocks;
+    const std::size_t n = std::min(out.size(), blocks.size() - m_block);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t i = 0; i < n; ++i) copy(blocks[m_block + i], out[i]);
+    m_block += n;
+    return n;
   }
 
  private:
@@ -106,6 +111,12 @@ class DecodedTrace final : public TraceSource {
     KernelLaunch launch;
     std::vector<BlockTrace> blocks;
   };
+  static void copy(const BlockTrace& from, BlockTrace& b) {
+    b.index = from.index;
+    b.records.assign(from.records.begin(), from.records.end());
+    b.warp_begin.assign(from.warp_begin.begin(), from.warp_begin.end());
+    b.addresses.assign(from.addresses.begin(), from.addresses.end());
+  }
   std::vector<Launch> m_launches;
   std::size_t m_launch = 0, m_block = 0;
   bool m_started = false;

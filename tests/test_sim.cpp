@@ -14,6 +14,7 @@
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
+#include "memhier/mht.h"
 #include "memhier/sim.h"
 #include "../model/sim/warp_scheduler.h"
 #include "../model/smem/bank_model.h"
@@ -652,6 +653,67 @@ TEST_CASE("the same stats on 1, 2, 5 and 16 threads, bit for bit") {
       many.threads = threads;
       CHECK(run_example(name, sets, many) == single);
     }
+  }
+}
+
+TEST_CASE("a trace read from .mht chunks decoded in parallel gives the stats of its description, on any thread count") {
+  // Chunks of 8 KiB: a wave of random_gather's blocks spans hundreds of them, and waves end inside chunks; 4096 blocks
+  // make 3.9 waves in two batches (simulate() ends a batch at about 2^19 L2 requests).
+  const std::vector<ParamOverride> sets{{"n", "1 << 20"}, {"m", "1 << 20"}};
+  const SimCounters described = run_example("random_gather", sets);
+  REQUIRE(described.waves == 4);
+  const auto path = std::filesystem::temp_directory_path() / "memhier_test_sim_chunks.mht";
+  {
+    auto src = load_kernel_description(std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "random_gather.yaml",
+                                       sets);
+    write_mht(*src, path, {std::size_t{8} << 10U, 3});
+  }
+  MhtReader info(path);
+  REQUIRE(info.kernels()[0].chunks > 100);
+  for (int threads : {1, 2, 5, 16}) {
+    CAPTURE(threads);
+    MhtReader r(path);
+    SimOptions opt;
+    opt.threads = threads;
+    const auto result = simulate(h100(), r, opt);
+    REQUIRE(result.size() == 1);
+    CHECK(result[0].counters == described);
+  }
+}
+
+TEST_CASE("waves of very different sizes: the blocks read ahead of a batch are simulated in the next, none lost") {
+  // simulate() reads the waves a batch will probably take at the last whole wave's size; here each wave has 1, 17 or
+  // 33 loads a thread in turn (1056 blocks a wave on the H100), so it reads too many or too few, and batches end
+  // where 2^22 addresses or about 2^19 L2 requests are reached.
+  const std::string yaml = R"(kernel: uneven
+params: {n: 6336 * 256}
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays: {x: {element: 4, length: n * 4}}
+body:
+  - let: {i: blockIdx.x * 256 + threadIdx.x}
+  - for: k
+    to: 1 + blockIdx.x / 1056 % 3 * 16
+    do:
+      - load: x[(i * 3 + k) % (n * 4)]
+)";
+  const SimCounters one = run(h100(), yaml);
+  CHECK(one.blocks == 6336);
+  CHECK(one.waves == 6);
+  CHECK(one.global_ld_requests == 1056 * 8 * (1 + 17 + 33) * 2);
+  const auto path = std::filesystem::temp_directory_path() / "memhier_test_sim_uneven.mht";
+  {
+    auto src = load_kernel_description_string(yaml, "uneven.yaml");
+    write_mht(*src, path, {std::size_t{16} << 10U, 3});
+  }
+  for (int threads : {2, 5, 16}) {
+    CAPTURE(threads);
+    SimOptions opt;
+    opt.threads = threads;
+    CHECK(run(h100(), yaml, {}, opt) == one);
+    MhtReader r(path);
+    const auto result = simulate(h100(), r, opt);
+    REQUIRE(result.size() == 1);
+    CHECK(result[0].counters == one);
   }
 }
 

@@ -81,7 +81,25 @@ class PhaseClock {
   Clock::time_point m_start, m_last;
 };
 
-Machine make_machine(const Arch& arch) {
+// Runs f(i) for i in [0, n) on `threads` threads, then rethrows the first exception any raised (none may leave a
+// parallel region).
+template <typename F>
+void parallel_for(int threads, std::size_t n, F&& f) {
+  std::vector<std::exception_ptr> failed(n);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      f(i);
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+// The L2 slices, built on `threads` threads (a slice is hundreds of KiB to clear).
+Machine make_machine(const Arch& arch, int threads) {
   Machine m;
   const L2Spec& l2 = arch.l2;
   CacheGeometry g{l2.line, l2.sector, 0, static_cast<std::uint32_t>(l2.associativity)};
@@ -92,10 +110,14 @@ Machine make_machine(const Arch& arch) {
     const auto ways = static_cast<std::uint32_t>(std::max(1.0, std::floor(l2.dirty_fraction_max * g.ways)));
     if (ways < g.ways) dirty_ways = ways;
   }
-  for (int s = 0; s < l2.slices; ++s)
-    m.slices.emplace_back(
-        L2SliceSpec{g, l2.dram_fetch_granularity, s % l2.partitions, l2.partitions, kDramRowBytes, l2.slice_width,
-                    static_cast<std::uint32_t>(l2.slices), dirty_ways});
+  std::vector<std::optional<L2Slice>> built(static_cast<std::size_t>(l2.slices));
+  parallel_for(threads, built.size(), [&](std::size_t s) {
+    const int partition = static_cast<int>(s) % l2.partitions;
+    built[s].emplace(L2SliceSpec{g, l2.dram_fetch_granularity, partition, l2.partitions, kDramRowBytes, l2.slice_width,
+                                 static_cast<std::uint32_t>(l2.slices), dirty_ways});
+  });
+  m.slices.reserve(built.size());
+  for (std::optional<L2Slice>& slice : built) m.slices.push_back(std::move(*slice));
   return m;
 }
 
@@ -131,7 +153,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                                    line ? "line" : "sector"));
   }
   PhaseClock clock(options.times);
-  Machine machine = make_machine(arch);
+  Machine machine = make_machine(arch, options.threads);
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
   KernelLaunch launch;
@@ -213,24 +235,15 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
     // Each SM's L1: the previous launch's, emptied, else a new one. In parallel: an L1 is hundreds of KiB to clear.
     std::vector<std::unique_ptr<SmFront>> sms(static_cast<std::size_t>(num_sms));
-    std::vector<std::exception_ptr> failed(sms.size());
-#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
-    for (int si = 0; si < num_sms; ++si) {
-      const auto s = static_cast<std::size_t>(si);
-      try {
-        std::optional<SectoredCache>& l1 = l1s[s];
-        if (l1 && l1->geometry() == spec.l1) {
-          l1->reset();
-        } else {
-          l1.emplace(spec.l1);
-        }
-        sms[s] = std::make_unique<SmFront>(spec, policy, lists, si, std::move(*l1));
-      } catch (...) {  // (memory) nothing may leave a parallel region
-        failed[s] = std::current_exception();
+    parallel_for(options.threads, sms.size(), [&](std::size_t s) {
+      std::optional<SectoredCache>& l1 = l1s[s];
+      if (l1 && l1->geometry() == spec.l1) {
+        l1->reset();
+      } else {
+        l1.emplace(spec.l1);
       }
-    }
-    for (const std::exception_ptr& e : failed)
-      if (e) std::rethrow_exception(e);
+      sms[s] = std::make_unique<SmFront>(spec, policy, lists, static_cast<int>(s), std::move(*l1));
+    });
 
     const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
     const auto sm_count = static_cast<std::size_t>(num_sms);
@@ -377,6 +390,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     out.push_back(std::move(ks));
   }
+  // The blocks' buffers freed on every thread (tens of thousands of them after a long launch).
+  parallel_for(options.threads, blocks.size(), [&](std::size_t i) { blocks[i] = BlockTrace{}; });
   return out;
 }
 

@@ -263,20 +263,20 @@ bool MhtReader::next_block(BlockTrace& block) {
   return true;
 }
 
-// The rest of the current chunk block by block, then whole chunks: read from the file here, decompressed and decoded
-// in parallel, each into its own part of `out`. A chunk only partly needed becomes the current one. An error is the
-// first one in file order, as reading block by block would report it.
+// The rest of the current chunk, then whole chunks read from the file here, decoded in parallel (job 0 the current
+// chunk, job i the ith chunk after it), each into its own part of `out`. A chunk only partly needed becomes the
+// current one. An error is the first one in file order, as reading block by block would report it.
 std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
   if (m_current == SIZE_MAX) return 0;
-  std::size_t n = 0;
-  while (n < out.size() && m_blocks_left_in_chunk != 0 && next_block(out[n])) ++n;
   if (threads <= 1) {
+    std::size_t n = 0;
     while (n < out.size() && next_block(out[n])) ++n;
     return n;
   }
+  const auto from_current = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), m_blocks_left_in_chunk));
   std::vector<Chunk>& ahead = m_decoder->ahead;
   std::vector<std::size_t> first;  // of each chunk's blocks in `out`
-  std::size_t chunks = 0, planned = n;
+  std::size_t chunks = 0, planned = from_current;
   std::exception_ptr unreadable;  // a chunk past the ones read: reported after theirs
   try {
     while (planned < out.size()) {
@@ -291,9 +291,19 @@ std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
   }
   std::vector<DecoderState::DCtx>& dctxs = m_decoder->dctxs;
   while (dctxs.size() < chunks) dctxs.emplace_back(ZSTD_createDCtx());
+  Chunk& current = m_decoder->current;
+  current.error = nullptr;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int ci = 0; ci < static_cast<int>(chunks); ++ci) {
-    const auto i = static_cast<std::size_t>(ci);
+  for (int job = 0; job <= static_cast<int>(chunks); ++job) {
+    if (job == 0) {
+      try {
+        for (std::size_t b = 0; b < from_current; ++b) decode_block(current, out[b]);
+      } catch (...) {
+        current.error = std::current_exception();
+      }
+      continue;
+    }
+    const auto i = static_cast<std::size_t>(job - 1);
     Chunk& c = ahead[i];
     try {
       if (!dctxs[i]) throw std::bad_alloc();
@@ -304,12 +314,14 @@ std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
       c.error = std::current_exception();
     }
   }
+  if (current.error) std::rethrow_exception(current.error);
   for (std::size_t i = 0; i < chunks; ++i)
     if (ahead[i].error) std::rethrow_exception(ahead[i].error);
   if (unreadable) std::rethrow_exception(unreadable);
+  m_blocks_left_in_chunk -= from_current;
   if (chunks != 0 && ahead[chunks - 1].blocks_read < ahead[chunks - 1].header.count) {
-    std::swap(m_decoder->current, ahead[chunks - 1]);  // its decoder reads the raw buffer it moved with
-    m_blocks_left_in_chunk = m_decoder->current.header.count - m_decoder->current.blocks_read;
+    std::swap(current, ahead[chunks - 1]);  // its decoder reads the raw buffer it moved with
+    m_blocks_left_in_chunk = current.header.count - current.blocks_read;
   }
   return planned;
 }
