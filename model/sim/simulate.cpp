@@ -390,8 +390,6 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     out.push_back(std::move(ks));
   }
-  // The blocks' buffers freed on every thread (tens of thousands of them after a long launch).
-  parallel_for(options.threads, blocks.size(), [&](std::size_t i) { blocks[i] = BlockTrace{}; });
   return out;
 }
 
