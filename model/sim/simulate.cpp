@@ -264,10 +264,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
              static_cast<double>(lane_addresses) * requests_per_address < kBatchRequests) {
         const std::size_t start = n;
         if (ready < start + wave_blocks) {
-          // Read the waves the batch will probably still take (at the last whole wave's addresses) in one call, which
-          // a source can decode in parallel (MhtReader: chunk by chunk); blocks past the batch go to the next one.
+          // With several threads, read the waves the batch will probably still take (at the last whole wave's
+          // addresses) in one call, which a source can decode in parallel (MhtReader: chunk by chunk); blocks past the
+          // batch go to the next one. Where later waves are larger than that estimate, up to kBatchWaves waves are
+          // read at once (reading wave by wave, as one thread does, holds at most one wave past kBatchAddresses).
           std::size_t ahead = 1;
-          if (wave_addresses != 0) {
+          if (wave_addresses != 0 && options.threads > 1) {
             double room = static_cast<double>(kBatchAddresses - lane_addresses);
             if (requests_per_address > 0)
               room = std::min(room, kBatchRequests / requests_per_address - static_cast<double>(lane_addresses));
