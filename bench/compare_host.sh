@@ -18,16 +18,10 @@ raw=$out/raw
 mkdir -p "$raw"
 base_src=/tmp/memhier-baseline-src
 rm -rf $base_src && mkdir -p $base_src && tar -xf "$base_tar" -C $base_src || { echo "cannot unpack $base_tar" >&2; exit 1; }
+source bench/host_env.sh
 {
-  date -u +%Y-%m-%dT%H:%M:%SZ
   echo "baseline: $(basename "$base_tar")"
-  uname -a
-  lscpu
-  nproc
-  free -g
-  g++ --version | head -1
-  cmake --version | head -1
-  nvidia-smi -L 2>/dev/null || true
+  host_environment
 } > "$out/environment.txt" 2>&1
 
 for which in base new; do

@@ -13,17 +13,8 @@ cd "$(dirname "$0")/.."
 source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
 
 build=/tmp/memhier-bench-build
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  uname -a
-  lscpu
-  nproc
-  free -g
-  g++ --version | head -1
-  cmake --version | head -1
-  nvidia-smi -L 2>/dev/null || true
-  git rev-parse HEAD 2>/dev/null || true
-} > "$out/environment.txt" 2>&1
+source bench/host_env.sh
+host_environment > "$out/environment.txt" 2>&1
 
 if ! { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_TESTS=OFF &&
        cmake --build $build -j "$(nproc)" --target memhier_bench_sim memhier_cli; } > "$out/build.log" 2>&1; then

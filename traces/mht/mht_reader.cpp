@@ -268,11 +268,7 @@ bool MhtReader::next_block(BlockTrace& block) {
 // current one. An error is the first one in file order, as reading block by block would report it.
 std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
   if (m_current == SIZE_MAX) return 0;
-  if (threads <= 1) {
-    std::size_t n = 0;
-    while (n < out.size() && next_block(out[n])) ++n;
-    return n;
-  }
+  if (threads <= 1) return TraceSource::next_blocks(out, threads);
   const auto from_current = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), m_blocks_left_in_chunk));
   std::vector<Chunk>& ahead = m_decoder->ahead;
   std::vector<std::size_t> first;  // of each chunk's blocks in `out`
