@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Simulation speed on another host (the GPU machine's CPU: 16 cores where this project's VM has 2), in one call:
-# builds the simulation benchmark and the CLI in Release with that machine's toolchain, runs memhier_bench_sim's
-# simulation benchmarks (1, 2, 4, ... threads up to the cores), then checks that a random-gather trace simulated on
-# 1 thread and on every core gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out):
-# the benchmarks' console output, identical.txt, environment.txt, build.log and raw.tar.gz (JSON output, stderr).
+# builds the simulation benchmarks and the CLI in Release with that machine's toolchain, runs memhier_bench_sim's
+# simulation benchmarks (1, 2, 4, ... threads up to the cores) and memhier_bench_floor (what a lean tag-exact L1 + L2
+# alone costs there, for comparison), then checks that a random-gather trace simulated on 1 thread and on every core
+# gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out): the benchmarks' console
+# output (bench_sim.txt, bench_billion.txt, bench_floor.txt), identical.txt, environment.txt, build.log and
+# raw.tar.gz (JSON output, stderr).
 # Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
 set -uo pipefail
 out=${OUT:-$PWD/host-out}
@@ -17,7 +19,8 @@ source bench/host_env.sh
 host_environment > "$out/environment.txt" 2>&1
 
 if ! { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_TESTS=OFF &&
-       cmake --build $build -j "$(nproc)" --target memhier_bench_sim memhier_cli; } > "$out/build.log" 2>&1; then
+       cmake --build $build -j "$(nproc)" --target memhier_bench_sim memhier_bench_floor memhier_cli; } \
+     > "$out/build.log" 2>&1; then
   echo "build failed: $out/build.log" >&2
   tail -30 "$out/build.log" >&2
   exit 1
@@ -33,6 +36,11 @@ echo "memhier_bench_sim rc $?" >> "$out/bench_sim.txt"
 $build/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' --benchmark_out="$out/raw/bench_billion.json" \
   --benchmark_out_format=json > "$out/bench_billion.txt" 2> "$out/raw/bench_billion.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_billion.txt"
+# The floor (one thread): a lean L1 + L2 alone on the same traces, and the host memory their lookups reach.
+$build/bench/memhier_bench_floor --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/raw/bench_floor.json" --benchmark_out_format=json \
+  > "$out/bench_floor.txt" 2> "$out/raw/bench_floor.err"
+echo "memhier_bench_floor rc $?" >> "$out/bench_floor.txt"
 
 # Identical results on one thread and on every core (the unit test checks 1 against 2, 5 and 16 threads).
 memhier=$build/tools/memhier
@@ -44,7 +52,8 @@ TIMEFORMAT='%R s'
 for t in 1 "$(nproc)"; do
   { time $memhier simulate $trace --arch h100 --json --threads "$t" > "/tmp/gather_threads$t.json"; } \
     2> "/tmp/gather_threads$t.time"
-  echo "threads $t: $(cat "/tmp/gather_threads$t.time"), $(sha256sum < "/tmp/gather_threads$t.json")" >> "$out/identical.txt"
+  echo "threads $t: $(cat "/tmp/gather_threads$t.time"), $(sha256sum < "/tmp/gather_threads$t.json")" \
+    >> "$out/identical.txt"
 done
 if cmp -s "/tmp/gather_threads1.json" "/tmp/gather_threads$(nproc).json"; then
   echo "identical: 1 and $(nproc) threads" >> "$out/identical.txt"
@@ -55,3 +64,4 @@ tar -czf "$out/raw.tar.gz" -C "$out" raw && rm -rf "$out/raw"
 cat "$out/identical.txt"
 grep -E "median|rc" "$out/bench_sim.txt"
 grep -E "Billion|rc" "$out/bench_billion.txt"
+grep -E "median|rc" "$out/bench_floor.txt"
