@@ -372,7 +372,8 @@ TEST_CASE("sectored cache: a line's set is its number modulo the sets, by mask o
 
 namespace {
 
-// A request as the replay hands it to a slice: the whole line, from partition `from`, homed in partition `home`.
+// A request as the replay hands it to a slice: the whole line (a write: every word of it), from partition `from`,
+// homed in partition `home`.
 L2Request request(std::uint64_t line, L2Op op, std::uint8_t from, std::uint8_t home) {
   L2Request r;
   r.line = line;
@@ -381,14 +382,25 @@ L2Request request(std::uint64_t line, L2Op op, std::uint8_t from, std::uint8_t h
   r.op = op;
   r.from = from;
   r.home = home;
+  r.words = op == L2Op::write ? 0xFFFFFFFFU : 0U;
+  return r;
+}
+
+// A write of some words of a line (bit 8s + w: word w of sector s) at home in partition 0.
+L2Request partial_write(std::uint64_t line, std::uint32_t words) {
+  L2Request r = request(line, L2Op::write, 0, 0);
+  r.words = words;
+  r.sectors = 0;
+  for (unsigned s = 0; s < 4; ++s)
+    if (((words >> (8 * s)) & 0xFFU) != 0) r.sectors |= static_cast<std::uint8_t>(1U << s);
   return r;
 }
 
 // Two slices of one group, one a partition, each a single set of `ways` ways; replay() does what simulate()'s does.
 struct Group {
-  explicit Group(std::uint32_t ways, std::uint32_t dirty_ways = 0)
-      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 64, 2, dirty_ways}),
-               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 64, 2, dirty_ways})} {}
+  explicit Group(std::uint32_t ways, std::uint32_t dirty_ways = 0, std::uint32_t partial_max = 0)
+      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 64, 2, dirty_ways, partial_max}),
+               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 64, 2, dirty_ways, partial_max})} {}
   void replay(const L2Request& r) {
     const std::uint32_t forward = r.home == r.from ? r.sectors : slices[r.from].near(r, c);
     if (forward != 0) slices[r.home].home(r, forward, r.home != r.from, c);
@@ -418,6 +430,58 @@ TEST_CASE("L2 slice: a far write leaves the writer a copy; a write at home drops
   CHECK(g.c.l2_read_hits == 4 + 4);
   CHECK(g.c.dram_read_bytes == 0);  // written whole: never fetched
   CHECK(g.c.dram_write_bytes == 0);
+}
+
+TEST_CASE("L2 slice: a sector written a word at a time is readable once every word is, without a fetch") {
+  Group g(4);
+  L2Request read = request(5, L2Op::read, 0, 0);
+  read.sectors = 0x1;
+  for (unsigned w = 0; w < 8; ++w) {
+    g.replay(partial_write(5, 1U << w));  // word w of sector 0
+    if (w == 6) {  // seven words of eight: a read misses and fetches the sector's 64-byte granule
+      Group seven = g;
+      seven.replay(read);
+      CHECK(seven.c.l2_read_hits == 0);
+      CHECK(seven.c.dram_read_bytes == 64);
+    }
+  }
+  CHECK(g.c.l2_write_sectors == 8);
+  g.replay(read);
+  CHECK(g.c.l2_read_hits == 1);
+  CHECK(g.c.dram_read_bytes == 0);
+  CHECK(g.c.dram_write_bytes == 0);
+  CHECK(g.c.l2_partial_fills == 0);
+  // One word written, then a read: the fetch merges the word; the next read hits.
+  g.replay(partial_write(6, 0x1U));
+  read.line = 6;
+  g.replay(read);
+  CHECK(g.c.l2_read_hits == 1);
+  CHECK(g.c.dram_read_bytes == 64);
+  g.replay(read);
+  CHECK(g.c.l2_read_hits == 2);
+  CHECK(g.c.dram_read_bytes == 64);
+}
+
+TEST_CASE("L2 slice: past partial_sectors_max partly written sectors the oldest goes to DRAM and comes back whole") {
+  // At most 2 partly written sectors a slice. Word 0 of each sector of line 5: 4 of them, so the oldest (sector 0)
+  // is filled, with sector 1 of its 64-byte granule: 2 x 32 bytes written, 64 read, once.
+  Group g(4, 0, 2);
+  g.replay(partial_write(5, 0x01010101U));
+  CHECK(g.c.l2_partial_fills == 1);
+  CHECK(g.c.dram_write_bytes == 64);
+  CHECK(g.c.dram_read_bytes == 64);
+  // A read of the line: sectors 0 and 1 hit, 2 and 3 (still partly written) fetch their granule.
+  g.replay(request(5, L2Op::read, 0, 0));
+  CHECK(g.c.l2_read_hits == 2);
+  CHECK(g.c.dram_read_bytes == 128);
+  CHECK(g.c.l2_partial_fills == 1);
+  // With no limit the same write fills nothing; the flush writes the four dirty sectors.
+  Group unlimited(4);
+  unlimited.replay(partial_write(5, 0x01010101U));
+  CHECK(unlimited.c.l2_partial_fills == 0);
+  CHECK(unlimited.c.dram_read_bytes == 0);
+  unlimited.slices[0].flush(unlimited.c);
+  CHECK(unlimited.c.dram_write_bytes == 128);
 }
 
 TEST_CASE("L2 slice: past the dirty-line limit a write cleans the set's oldest dirty line, which stays readable") {

@@ -29,6 +29,7 @@ class SectoredCache {
     std::uint64_t line = 0;       // line number (address / line bytes)
     std::uint32_t dirty = 0;      // dirty sector mask
     bool valid = false;
+    std::uint32_t partial = 0;    // sectors written in part (SetCache only; see partial())
   };
 
   // Slot holding `line`, or kNone.

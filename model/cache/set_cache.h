@@ -54,6 +54,8 @@ class SetCache {
         m_keys(std::size_t{g.sets} * g.ways, kFreeKey),
         m_valid(std::size_t{g.sets} * g.ways, 0),
         m_dirty(std::size_t{g.sets} * g.ways, 0),
+        m_partial(std::size_t{g.sets} * g.ways, 0),
+        m_words(std::size_t{g.sets} * g.ways, 0),
         m_persist(g.sets, 0),
         m_touched((g.sets + 63) / 64, 0),
         m_clock(std::max<std::uint32_t>(first_stamp, kOldKey)) {}
@@ -76,6 +78,10 @@ class SetCache {
   }
   [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_valid[slot]; }
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }
+  // Sectors written in part (dirty, not valid: some of their bytes are still only in DRAM) and, for those, the
+  // 4-byte words written so far (bit 8s + w: word w of sector s; L2Request::words). The caller keeps them.
+  [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return m_partial[slot]; }
+  [[nodiscard]] std::uint32_t& words(std::uint32_t slot) { return m_words[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
   [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
   // When `set` holds more than `limit` dirty lines: the least recently used of them other than `except` (the first on
@@ -196,7 +202,8 @@ class SetCache {
   void clear(std::uint32_t slot) {
     m_tags[slot] = kNoLine;
     m_keys[slot] = kFreeKey;
-    m_valid[slot] = m_dirty[slot] = 0;
+    m_valid[slot] = m_dirty[slot] = m_partial[slot] = 0;
+    m_words[slot] = 0;
   }
   std::uint32_t next_stamp() {
     if (m_clock >= kMaxStamp) renumber();
@@ -209,7 +216,8 @@ class SetCache {
   std::uint32_t m_slices;
   std::vector<std::uint64_t> m_tags;
   std::vector<std::uint32_t> m_keys;
-  std::vector<std::uint8_t> m_valid, m_dirty;
+  std::vector<std::uint8_t> m_valid, m_dirty, m_partial;
+  std::vector<std::uint32_t> m_words;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::vector<std::uint64_t> m_touched;  // a bit per set a line entered since the last flush
   std::uint32_t m_persisting_ways = 0;

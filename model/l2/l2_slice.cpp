@@ -1,8 +1,21 @@
 #include "l2_slice.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace memhier {
+
+namespace {
+
+// The sectors whose 8 words `words` (L2Request::words) all hold.
+std::uint32_t full_sectors(std::uint32_t words) {
+  std::uint32_t full = 0;
+  for (unsigned s = 0; s < 4; ++s)
+    if (((words >> (8 * s)) & 0xFFU) == 0xFFU) full |= 1U << s;
+  return full;
+}
+
+}  // namespace
 
 void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c) {
   (write ? c.dram_write_bytes : c.dram_read_bytes) += bytes;
@@ -18,6 +31,8 @@ void L2Slice::flush(SimCounters& c) {
   m_cache.flush([&](std::uint64_t line, std::uint8_t dirty) {
     dram(line * line_bytes, static_cast<std::uint64_t>(std::popcount(dirty)) * m_spec.geometry.sector_bytes, true, c);
   });
+  m_partials = 0;
+  m_partial_order.clear();
 }
 
 L2Slice::L2Slice(const L2SliceSpec& spec)
@@ -60,17 +75,21 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
   count(r.op, static_cast<std::uint64_t>(std::popcount(r.sectors)),
         static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
   if (r.op == L2Op::atom || r.op == L2Op::red) {  // they run at home: a copy here would be stale
-    if (slot != SetCache::kNone) m_cache.invalidate(slot);
+    if (slot != SetCache::kNone) {
+      end_partial(slot, 0xFU);
+      m_cache.invalidate(slot);
+    }
     return r.sectors;
   }
-  // The copy keeps what a read brings back (whole fetch granules) and what a write wrote: the home slice owns the
-  // dirty data, the copy is clean. Copies of written lines take room as those of read ones do: on the H100 a steady
-  // copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint, not at the ~40 MiB it would if
-  // writes left none (validate/results/h100-2026-11-24/probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read
-  // 32 MiB 23%).
+  // The copy keeps what a read brings back (whole fetch granules) and the sectors a write wrote whole: the home slice
+  // owns the dirty data, the copy is clean. Copies of written lines take room as those of read ones do: on the H100 a
+  // steady copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint, not at the ~40 MiB it would
+  // if writes left none (validate/results/h100-2026-11-24/probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read
+  // 32 MiB 23%). A line written only in part takes its way too: without it the suite's transpose_naive and
+  // softmax_naive write 7-22% less to DRAM (further from ncu; validate/results/h100-2026-11-24f).
   const bool write = r.op == L2Op::write;
   const std::uint32_t missing = r.sectors & ~have;
-  const auto kept = static_cast<std::uint8_t>(write ? r.sectors : granules(missing));
+  const auto kept = static_cast<std::uint8_t>(write ? full_sectors(r.words) & r.sectors : granules(missing));
   if (slot != SetCache::kNone) {
     if (!write && m_cache.persisting(slot))
       c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors & have));
@@ -90,6 +109,7 @@ std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
 std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCounters& c) {
   SetCache::Evicted ev;
   const std::uint32_t slot = m_cache.insert(r.line, r.set, property, ev);
+  m_partials -= static_cast<std::uint64_t>(std::popcount(ev.partial));  // written back with the rest of its dirty data
   if (ev.valid && ev.dirty != 0)  // a dirty line homed here goes back to DRAM
     dram(ev.line * m_spec.geometry.line_bytes,
          static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
@@ -98,7 +118,9 @@ std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCoun
 
 void L2Slice::drop_copy(const L2Request& r) {
   const std::uint32_t slot = m_cache.find(r.line, r.set);
-  if (slot != SetCache::kNone) m_cache.invalidate(slot);
+  if (slot == SetCache::kNone) return;
+  end_partial(slot, 0xFU);
+  m_cache.invalidate(slot);
 }
 
 // Some sectors of one line from one warp instruction. A sector that another sector of the same request brings in
@@ -121,10 +143,12 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     slot = allocate(r, r.property, c);
   }
   const bool was_clean = m_cache.dirty(slot) == 0;
-  if (r.op == L2Op::write) {  // full-sector writes need no fetch; byte masks cover partial ones
-    m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
+  if (r.op == L2Op::write) {  // no fetch: sectors written whole become valid, others wait for their other words
+    const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(m_cache.valid(slot));
+    if (fresh != 0) write_words(slot, r.line, fresh, r.words);
     m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
     if (was_clean) limit_dirty(r.set, slot, c);
+    if (m_spec.partial_sectors_max != 0 && m_partials > m_spec.partial_sectors_max) fill_partials(c);
     return;
   }
   // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
@@ -134,7 +158,8 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     const std::uint32_t gm = ((1U << group) - 1U) << first;
     fetch &= ~gm;
     dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
-    m_cache.valid(slot) |= static_cast<std::uint8_t>(gm & ~static_cast<std::uint32_t>(m_cache.dirty(slot)));
+    end_partial(slot, gm);  // their written words merge with the fetched bytes
+    m_cache.valid(slot) |= static_cast<std::uint8_t>(gm);
   }
   m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
   if (r.op == L2Op::atom || r.op == L2Op::red) {
@@ -156,7 +181,69 @@ void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c)
   const CacheGeometry& g = m_spec.geometry;
   dram(m_cache.line(old) * g.line_bytes, static_cast<std::uint64_t>(std::popcount(m_cache.dirty(old))) * g.sector_bytes,
        true, c);
+  end_partial(old, m_cache.partial(old));  // its written words are in DRAM now; the slice holds none of those sectors
   m_cache.dirty(old) = 0;
+}
+
+void L2Slice::write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t sectors, std::uint32_t words) {
+  std::uint8_t& partial = m_cache.partial(slot);
+  std::uint32_t& held = m_cache.words(slot);
+  for (std::uint32_t left = sectors; left != 0; left &= left - 1) {
+    const auto s = static_cast<std::uint32_t>(std::countr_zero(left));
+    const std::uint32_t shift = 8 * s, bit = 1U << s;
+    const std::uint32_t w = ((held | words) >> shift) & 0xFFU;
+    held &= ~(0xFFU << shift);
+    if (w == 0xFFU) {  // complete
+      m_cache.valid(slot) |= static_cast<std::uint8_t>(bit);
+      if ((partial & bit) != 0) --m_partials;
+      partial &= static_cast<std::uint8_t>(~bit);
+      continue;
+    }
+    held |= w << shift;
+    if ((partial & bit) != 0) continue;
+    partial |= static_cast<std::uint8_t>(bit);
+    ++m_partials;
+    if (m_spec.partial_sectors_max == 0) continue;
+    m_partial_order.push_back({line, slot, s});
+    // Entries of sectors completed or gone since pile up; drop them once they are as many as the live ones.
+    if (m_partial_order.size() > 2 * (m_partials + 1024)) {
+      std::erase_if(m_partial_order, [&](const Partial& e) {
+        return m_cache.line(e.slot) != e.line || (m_cache.partial(e.slot) >> e.sector & 1U) == 0;
+      });
+    }
+  }
+}
+
+void L2Slice::end_partial(std::uint32_t slot, std::uint32_t sectors) {
+  std::uint8_t& partial = m_cache.partial(slot);
+  const std::uint32_t gone = partial & sectors;
+  if (gone == 0) return;
+  m_partials -= static_cast<std::uint64_t>(std::popcount(gone));
+  partial &= static_cast<std::uint8_t>(~gone);
+  for (std::uint32_t left = gone; left != 0; left &= left - 1)
+    m_cache.words(slot) &= ~(0xFFU << (8 * static_cast<std::uint32_t>(std::countr_zero(left))));
+}
+
+// The H100's L2 (US patent 9,110,809 describes the mechanism: partial writes counted, fills issued past a threshold):
+// the oldest partly written sector, and any other of its fetch granule, goes to DRAM with its written bytes and comes
+// back whole and clean.
+void L2Slice::fill_partials(SimCounters& c) {
+  const CacheGeometry& g = m_spec.geometry;
+  while (m_partials > m_spec.partial_sectors_max && !m_partial_order.empty()) {
+    const Partial e = m_partial_order.front();
+    m_partial_order.pop_front();
+    if (m_cache.line(e.slot) != e.line || (m_cache.partial(e.slot) >> e.sector & 1U) == 0) continue;  // stale
+    const std::uint32_t first = e.sector / m_fetch_sectors * m_fetch_sectors;
+    const std::uint32_t granule = ((1U << m_fetch_sectors) - 1U) << first;
+    const std::uint32_t written = m_cache.partial(e.slot) & granule;
+    dram(e.line * g.line_bytes + e.sector * g.sector_bytes,
+         static_cast<std::uint64_t>(std::popcount(written)) * g.sector_bytes, true, c);
+    dram(e.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
+    end_partial(e.slot, written);
+    m_cache.dirty(e.slot) &= static_cast<std::uint8_t>(~written);
+    m_cache.valid(e.slot) |= static_cast<std::uint8_t>(granule);
+    ++c.l2_partial_fills;
+  }
 }
 
 }  // namespace memhier

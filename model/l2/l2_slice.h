@@ -12,7 +12,15 @@
 // as read ones (validate/results/h100-2026-11-24/probe: a steady copy kernel runs out of L2 where reads alone do).
 // A set may hold at most `dirty_ways` dirty lines (H100: 8 of 16, the same probe); past that the oldest is written back
 // and stays, clean.
+//
+// Partly written sectors: a write that covers only some 4-byte words of a sector the slice does not hold leaves it
+// dirty but not valid (a read of it misses and fetches it, merging the written words); later writes complete it. A
+// slice holds at most `partial_sectors_max` such sectors: past that the oldest is written to DRAM (its written bytes)
+// and fetched back whole (its fetch granule), clean (validate/results/h100-2026-11-24f: on the H100, 8 words a sector
+// written a word at a time with about 135 thousand sectors open at once read 29% of the data back from DRAM and wrote
+// as much again; with 4 thousand open, nothing). A line leaving the slice writes its dirty sectors, whole or not.
 #include <array>
+#include <deque>
 
 #include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
@@ -29,6 +37,7 @@ struct L2SliceSpec {
   std::uint64_t slice_width = 64;  // bytes per data-path beat
   std::uint32_t slices = 1;        // of the whole L2 (sets are placed over all of them: l2_place)
   std::uint32_t dirty_ways = 0;    // dirty lines a set may hold (more: the oldest is written back); 0: every way
+  std::uint32_t partial_sectors_max = 0;  // partly written sectors the slice holds (more: the oldest is filled); 0: any
 };
 
 class L2Slice {
@@ -59,12 +68,28 @@ class L2Slice {
   // `slot` (of `set`) was clean and is now dirty: past the set's dirty-line limit, the oldest other dirty line is
   // written back and stays as a clean line.
   void limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c);
+  // A write of `sectors` with the words `words` (L2Request::words) to `slot`, none of which was valid: each sector it
+  // completes becomes valid, the others stay (or become) partly written.
+  void write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t sectors, std::uint32_t words);
+  // Forgets `slot`'s partly written sectors among `sectors` (their words were written back or merged with a fetch).
+  void end_partial(std::uint32_t slot, std::uint32_t sectors);
+  // While more than partial_sectors_max sectors are partly written: the oldest is written to DRAM and fetched whole.
+  void fill_partials(SimCounters& c);
 
   L2SliceSpec m_spec;
   SetCache m_cache;
   std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
   std::uint64_t m_open_row = ~0ULL;
+  // Partly written sectors: how many, and in the order they became so (entries go stale when their sector completes
+  // or leaves; fill_partials() skips those).
+  struct Partial {
+    std::uint64_t line;
+    std::uint32_t slot;
+    std::uint32_t sector;
+  };
+  std::uint64_t m_partials = 0;
+  std::deque<Partial> m_partial_order;
   unsigned m_fetch_sectors;  // sectors a DRAM fetch brings (fetch_bytes / sector bytes)
   Divisor m_row;             // DRAM row of an address: address / dram_row_bytes
 };

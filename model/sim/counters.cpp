@@ -52,6 +52,8 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"l2_merged_sectors", "", &C::l2_merged_sectors, "read sectors the other SM of the TPC had in flight: no L2 lookup"},
       {"l2_beats", "", &C::l2_beats, "slice data-path beats: each lookup takes ceil(sectors x 32 B / l2.slice_width)"},
       {"l2_persisting_hits", "", &C::l2_persisting_hits, "hits on lines in the persisting set-aside"},
+      {"l2_partial_fills", "", &C::l2_partial_fills,
+       "partly written sectors written to DRAM and fetched whole (past l2.partial_sectors_max pending)"},
       {"dram_read_bytes", "dram__bytes_read.sum", &C::dram_read_bytes, "bytes read from DRAM (fetch granularity)"},
       {"dram_write_bytes", "dram__bytes_write.sum", &C::dram_write_bytes, "bytes written back to DRAM"},
       {"dram_row_hits", "", &C::dram_row_hits, "DRAM accesses to the row the slice used last"},

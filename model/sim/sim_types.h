@@ -16,7 +16,7 @@ enum class L2Op : std::uint8_t { read, write, atom, red };
 
 // One request for some sectors of one line. Each SM lists its requests in issue order; (cycle, SM) then orders them
 // across SMs (the cycle its instruction issued in: warp_scheduler.h).
-// 24 bytes: the lists of a batch are long, so the cycle and the group share a word, and the op and property a byte.
+// 32 bytes: the lists of a batch are long, so the cycle and the group share a word, and the op and property a byte.
 inline constexpr std::uint64_t kRequestCycleMask = (std::uint64_t{1} << 48U) - 1;
 
 struct L2Request {
@@ -29,8 +29,11 @@ struct L2Request {
   std::uint8_t from = 0;     // partition of the requesting SM
   L2Op op : 4 = L2Op::read;
   L2Property property : 4 = L2Property::normal;
+  // A write's 4-byte words written whole: bit 8s + w is word w of sector s (SmFront::written_words); 0 otherwise.
+  // The L2 keeps a sector written in part (some words) apart from whole ones (l2_slice.h).
+  std::uint32_t words = 0;
 };
-static_assert(sizeof(L2Request) == 24);
+static_assert(sizeof(L2Request) == 32);
 
 // The L2 requests of a batch of waves. Each SM appends its requests of a wave to one list, in issue order
 // (issued()); once its wave is done it orders them by slice group, keeping issue order within a group

@@ -110,11 +110,14 @@ Machine make_machine(const Arch& arch, int threads) {
     const auto ways = static_cast<std::uint32_t>(std::max(1.0, std::floor(l2.dirty_fraction_max * g.ways)));
     if (ways < g.ways) dirty_ways = ways;
   }
+  // The L2's limit shared evenly by its slices, at least one each.
+  const auto partial_max = static_cast<std::uint32_t>(
+      l2.partial_sectors_max <= 0 ? 0 : std::max(1, (l2.partial_sectors_max + l2.slices - 1) / l2.slices));
   std::vector<std::optional<L2Slice>> built(static_cast<std::size_t>(l2.slices));
   parallel_for(threads, built.size(), [&](std::size_t s) {
     const int partition = static_cast<int>(s) % l2.partitions;
     built[s].emplace(L2SliceSpec{g, l2.dram_fetch_granularity, partition, l2.partitions, kDramRowBytes, l2.slice_width,
-                                 static_cast<std::uint32_t>(l2.slices), dirty_ways});
+                                 static_cast<std::uint32_t>(l2.slices), dirty_ways, partial_max});
   });
   m.slices.reserve(built.size());
   for (std::optional<L2Slice>& slice : built) m.slices.push_back(std::move(*slice));

@@ -24,7 +24,7 @@ void SmFront::begin_wave(std::size_t wave) {
   if (wave == 0) m_requests = m_last_cycle = 0;
 }
 
-void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
+void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   // The hardware's hash over slices is undocumented; l2_place spreads consecutive lines over all slices and sets.
   const std::uint64_t place = l2_place(line, m_l2_sets);  // sets of all slices: < 2^32
@@ -42,6 +42,7 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op) {
   r.from = m_partition;
   r.op = op;
   r.property = p;
+  r.words = words;
 }
 
 template <typename F>
@@ -178,19 +179,21 @@ std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
   return m_l1.access(line, property, ev);
 }
 
-std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size, bool gapless) {
-  // The common case first: one gapless run of bytes completes a sector where it covers the whole sector.
-  if (gapless) {
-    const std::uint64_t first = a.front(), end = a.back() + size;
-    std::uint32_t full = 0;
-    for (std::uint64_t s = 0; s < kLineBytes / kSectorBytes; ++s) {
-      const std::uint64_t lo = line * kLineBytes + s * kSectorBytes;
-      if (first <= lo && lo + kSectorBytes <= end) full |= 1U << s;
-    }
-    return full;
-  }
-  std::array<std::uint64_t, 2> bytes{};  // bytes of the line written: bit i of word i / 64 is byte i
+std::uint32_t SmFront::written_words(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size,
+                                     bool gapless) {
   const std::uint64_t start = line * kLineBytes;
+  // Words [lo, hi) of the line lie wholly inside the bytes [first, end) (clamped to the line).
+  auto covered = [&](std::uint64_t first, std::uint64_t end) -> std::uint32_t {
+    first = std::max(first, start);
+    end = std::min(end, start + kLineBytes);
+    if (end <= first) return 0;
+    const std::uint64_t lo = (first - start + 3) / 4, hi = (end - start) / 4;
+    if (hi <= lo) return 0;
+    return static_cast<std::uint32_t>(((std::uint64_t{1} << (hi - lo)) - 1) << lo);  // hi - lo <= 32
+  };
+  // The common case first: one gapless run of bytes.
+  if (gapless) return covered(a.front(), a.back() + size);
+  std::array<std::uint64_t, 2> bytes{};  // bytes of the line written: bit i of word i / 64 is byte i
   for (std::uint64_t x : a) {
     if (x + size <= start || x >= start + kLineBytes) continue;
     const std::uint64_t lo = std::max(x, start) - start, hi = std::min(x + size, start + kLineBytes) - start;
@@ -200,11 +203,23 @@ std::uint32_t SmFront::full_sectors(std::uint64_t line, std::span<const std::uin
       bytes[w] |= (to - from == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (to - from)) - 1)) << from;
     }
   }
+  std::uint32_t words = 0;
+  for (unsigned w = 0; w < kLineBytes / 4; ++w)
+    if (((bytes[w >> 4U] >> ((w & 15U) * 4U)) & 0xFU) == 0xFU) words |= 1U << w;
+  return words;
+}
+
+namespace {
+
+// The sectors whose 8 words `words` (written_words()) all hold.
+std::uint32_t full_sectors(std::uint32_t words) {
   std::uint32_t full = 0;
-  for (unsigned s = 0; s < 4; ++s)
-    if (((bytes[s >> 1U] >> ((s & 1U) * 32U)) & 0xFFFFFFFFULL) == 0xFFFFFFFFULL) full |= 1U << s;
+  for (unsigned s = 0; s < kLineBytes / kSectorBytes; ++s)
+    if (((words >> (8 * s)) & 0xFFU) == 0xFFU) full |= 1U << s;
   return full;
 }
+
+}  // namespace
 
 IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
   SimCounters& c = counters;
@@ -244,12 +259,13 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
         // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
         // allocated (not for .cg, which caches in L2 only) or refreshed, and a sector becomes readable only where
         // every byte of it was written (a partly written sector is still fetched by a later load).
+        const std::uint32_t words = written_words(line, a, r.size, gapless);
         if (m_spec.l1_enabled) {
           const L2Property property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
           const std::uint32_t slot = r.hint == CacheHint::cg ? m_l1.find(line) : l1_line(line, property);
-          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= full_sectors(line, a, r.size, gapless);
+          if (slot != SectoredCache::kNone) m_l1.valid(slot) |= full_sectors(words);
         }
-        send(line, mask, L2Op::write);
+        send(line, mask, L2Op::write, words);
       });
       c.l1_wavefronts += passes;
       return {passes, 0};

@@ -66,10 +66,12 @@ class SmFront {
   BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
   std::uint32_t l1_line(std::uint64_t line, L2Property property);
-  // Sectors of `line` (mask) that the store's lanes write completely; `gapless`: they write one run of bytes.
-  [[nodiscard]] static std::uint32_t full_sectors(std::uint64_t line, std::span<const std::uint64_t> addresses, unsigned size,
-                                                  bool gapless);
-  void send(std::uint64_t line, std::uint32_t sectors, L2Op op);
+  // The 4-byte words of `line` the store's lanes write completely: bit 8s + w is word w of sector s (a sector's 8 bits
+  // all set: the whole sector). `gapless`: the lanes write one run of bytes.
+  [[nodiscard]] static std::uint32_t written_words(std::uint64_t line, std::span<const std::uint64_t> addresses,
+                                                   unsigned size, bool gapless);
+  // `words`: a write's written_words() (L2Request::words); 0 for other operations.
+  void send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words = 0);
   template <typename F>
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
 
