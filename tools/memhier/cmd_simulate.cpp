@@ -114,7 +114,9 @@ void print_human(const Arch& arch, const KernelSim& k) {
                      : "serialized per distinct address");
   row("L2", "reads", 0, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
       fmt::format("{:.1f}% far, {} persisting hits", pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors), c.l2_persisting_hits));
-  row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)), "write-back");
+  row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)),
+      c.l2_partial_fills == 0 ? std::string("write-back")
+                              : fmt::format("write-back, {} fills of partly written sectors", c.l2_partial_fills));
   row("L2", "atomics", 0, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)), "");
   row("L2", "reductions", 0, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)), "");
   t.print(std::cout);
