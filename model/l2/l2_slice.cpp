@@ -137,7 +137,10 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
   const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
   count(r.op, n, hits, c);
   if (slot != SetCache::kNone) {
-    if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
+    // A write finds a sector written in part as much as a whole one (ncu counts every write sector a hit).
+    const std::uint32_t found = r.op == L2Op::write ? before | m_cache.partial(slot) : before;
+    const auto present = static_cast<std::uint64_t>(std::popcount(want & found));
+    if (present != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += present;
     m_cache.touch(slot);
   } else {
     slot = allocate(r, r.property, c);
