@@ -27,13 +27,15 @@ def main(argv):
     args = ap.parse_args(argv[1:])
     probe = pathlib.Path(args.probe)
     runs = ncu_csv.launches(probe / "partial_writes_ncu.csv")
-    ncu_csv.require(probe / "partial_writes_ncu.csv", runs, [READ, WRITE, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"])
+    ncu_csv.require(probe / "partial_writes_ncu.csv", runs,
+                    [READ, WRITE, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"])
     try:
         configs = json.loads((probe / "partial_writes.json").read_text())["runs"]
     except (OSError, ValueError, KeyError) as e:
         raise SystemExit(f"{probe / 'partial_writes.json'}: not the probe's output ({e})")
     if len(configs) != len(runs):
-        raise SystemExit(f"{probe}: {len(configs)} launches in partial_writes.json, {len(runs)} in partial_writes_ncu.csv")
+        raise SystemExit(f"{probe}: {len(configs)} launches in partial_writes.json, "
+                         f"{len(runs)} in partial_writes_ncu.csv")
     errors = []
     print(f"{'words':>5} {'group':>6} {'open sectors':>12} {'DRAM read MB':>13} {'model':>7} {'DRAM write MB':>14} "
           f"{'model':>7} {'model fills':>11}")

@@ -55,8 +55,8 @@ int main() {
       pw_open<<<sms, 1024>>>(buf, g, words);
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
-      std::printf("%s{\"kernel\": \"pw_open\", \"group\": %d, \"words\": %d, \"open_sectors\": %lld}", first ? "" : ", ",
-                  g, words, static_cast<long long>(g) * sms);
+      std::printf("%s{\"kernel\": \"pw_open\", \"group\": %d, \"words\": %d, \"open_sectors\": %lld}",
+                  first ? "" : ", ", g, words, static_cast<long long>(g) * sms);
       first = false;
     }
   pw_full<<<sms, 1024>>>(buf);
