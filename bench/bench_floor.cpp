@@ -1,13 +1,14 @@
-// A floor under the simulator's speed: the least work any tag-exact simulation of the same caches does for the
-// benchmark traces of bench_sim.cpp, timed on this host. Per distinct cache line of each warp memory instruction, one
-// lookup in its SM's L1 (the arch's sets, LRU over the ways the launch's carveout leaves: a hash index and a list per
-// set) and, on a miss, one lookup in a 16-way LRU set of the L2 (the arch's whole L2 as one cache, sets placed by a
-// hash). Nothing else: no coalescing (lines are found before timing), warp scheduling, sectors, stores'
-// write-through, partitions, slices, DRAM, request ordering or counters. Blocks go to SMs round-robin.
+// A floor to compare the simulator's speed with: a lean tag-exact simulation of the same caches on the benchmark
+// traces of bench_sim.cpp, timed on this host. Per distinct cache line of each warp memory instruction, one lookup in
+// its SM's L1 (the arch's sets, LRU over the ways the launch's carveout leaves: a hash index and a list per set) and,
+// on a miss, one lookup in a 16-way LRU set of the L2 (the arch's whole L2 as one cache, sets placed by a hash).
+// Nothing else: no coalescing (lines are found before timing), warp scheduling, sectors, stores' write-through,
+// partitions, slices, DRAM, request ordering or counters. Blocks go to SMs round-robin. It is not a proven lower bound
+// (another LRU structure may do less); /3 shows what the host memory alone allows.
 //
-// BM_Floor*/0 runs L1 and L2, /1 the L1 alone (every line), /2 the L2 alone (every line), /3 only the host memory
-// an L1 and an L2 lookup reach (run_touch). warp_mem_instr_per_s
-// compares with memhier_bench_sim's; time_per_line (seconds) is the wall time over the lines looked up.
+// BM_Floor*/0 runs L1 and L2, /1 the L1 alone (every line), /2 the L2 alone (every line), /3 only the host memory an
+// L1 and an L2 lookup reach (run_touch). warp_mem_instr_per_s compares with memhier_bench_sim's; time_per_line
+// (seconds) is the wall time over the lines looked up.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
