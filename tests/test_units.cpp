@@ -42,3 +42,13 @@ TEST_CASE("1.4 formatted sizes parse back to the same value") {
   CHECK(format_bytes(39321600) == "37.5MiB");
   CHECK(format_bytes(233472) == "228KiB");
 }
+
+TEST_CASE("1.4b sizes for reading: three significant digits in the largest unit reached") {
+  CHECK(format_size(0) == "0B");
+  CHECK(format_size(1023) == "1023B");
+  CHECK(format_size(1024) == "1.00KiB");
+  CHECK(format_size(43312384) == "41.3MiB");
+  CHECK(format_size(92012032) == "87.7MiB");
+  CHECK(format_size(233472) == "228KiB");
+  CHECK(format_size(5ULL << 40) == "5.00TiB");
+}

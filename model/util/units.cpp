@@ -104,6 +104,17 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{}B", bytes);
 }
 
+std::string format_size(std::uint64_t bytes) {
+  constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{
+      {{1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
+  for (auto [scale, name] : kBinary) {
+    if (bytes < scale) continue;
+    const double v = static_cast<double>(bytes) / static_cast<double>(scale);
+    return fmt::format("{:.{}f}{}", v, v < 10 ? 2 : v < 100 ? 1 : 0, name);
+  }
+  return fmt::format("{}B", bytes);
+}
+
 std::string format_bandwidth(double bps) {
   if (bps >= 1e12) return fmt::format("{:g}TB/s", bps / 1e12);
   if (bps >= 1e9) return fmt::format("{:g}GB/s", bps / 1e9);

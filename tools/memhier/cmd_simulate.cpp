@@ -120,8 +120,8 @@ void print_human(const Arch& arch, const KernelSim& k) {
   row("L2", "atomics", 0, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)), "");
   row("L2", "reductions", 0, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)), "");
   t.print(std::cout);
-  std::cout << fmt::format("DRAM: {} read, {} written, row hit rate {:.1f}%\n\n", units::format_bytes(c.dram_read_bytes),
-                           units::format_bytes(c.dram_write_bytes), pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));
+  std::cout << fmt::format("DRAM: {} read, {} written, row hit rate {:.1f}%\n\n", units::format_size(c.dram_read_bytes),
+                           units::format_size(c.dram_write_bytes), pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));
 }
 
 }  // namespace

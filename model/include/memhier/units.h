@@ -19,6 +19,9 @@ double parse_frequency(std::string_view text);
 double parse_duration(std::string_view text);
 
 std::string format_bytes(std::uint64_t bytes);  // exact binary unit when it divides, else decimal with B
+// A size for people to read: three significant digits in the largest binary unit it reaches ("41.3MiB"), bytes below
+// 1 KiB. Not exact: for traffic and file sizes, not for values that must parse back.
+std::string format_size(std::uint64_t bytes);
 std::string format_bandwidth(double bytes_per_second);
 std::string format_frequency(double hz);
 std::string format_duration(double seconds);
