@@ -124,6 +124,7 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(key_of("  persisting_max: 31.25MiB", "  persisting_max: 60MiB") == "l2.persisting_max");
   CHECK(key_of("  dirty_fraction_max: 0.5 ", "  dirty_fraction_max: 1.5 ") == "l2.dirty_fraction_max");
   CHECK(key_of("  dirty_fraction_max: 0.5 ", "  dirty_fraction_max: -0.5 ") == "l2.dirty_fraction_max");
+  CHECK(key_of("  partial_sectors_max: 102400 ", "  partial_sectors_max: -1 ") == "l2.partial_sectors_max");
   CHECK(key_of("  miss_merge_sms: 2 ", "  miss_merge_sms: 4 ") == "l1.miss_merge_sms");
   CHECK(key_of("  effective_bandwidth: 2.78TB/s", "  effective_bandwidth: 4TB/s") == "dram.effective_bandwidth");
   CHECK(key_of("  max_threads_per_sm: 2048", "  max_threads_per_sm: 2000") == "sm.max_threads_per_sm");

@@ -5,17 +5,6 @@
 
 namespace memhier {
 
-namespace {
-
-// The sectors whose 8 words `words` (L2Request::words) all hold.
-std::uint32_t full_sectors(std::uint32_t words) {
-  std::uint32_t full = 0;
-  for (unsigned s = 0; s < 4; ++s)
-    if (((words >> (8 * s)) & 0xFFU) == 0xFFU) full |= 1U << s;
-  return full;
-}
-
-}  // namespace
 
 void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c) {
   (write ? c.dram_write_bytes : c.dram_read_bytes) += bytes;

@@ -35,6 +35,14 @@ struct L2Request {
 };
 static_assert(sizeof(L2Request) == 32);
 
+// The sectors (mask) whose 8 words `words` (L2Request::words) all hold: those a write covers whole.
+inline std::uint32_t full_sectors(std::uint32_t words) {
+  std::uint32_t full = 0;
+  for (unsigned s = 0; s < kLineBytes / kSectorBytes; ++s)
+    if (((words >> (8 * s)) & 0xFFU) == 0xFFU) full |= 1U << s;
+  return full;
+}
+
 // The L2 requests of a batch of waves. Each SM appends its requests of a wave to one list, in issue order
 // (issued()); once its wave is done it orders them by slice group, keeping issue order within a group
 // (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (of()).

@@ -209,17 +209,6 @@ std::uint32_t SmFront::written_words(std::uint64_t line, std::span<const std::ui
   return words;
 }
 
-namespace {
-
-// The sectors whose 8 words `words` (written_words()) all hold.
-std::uint32_t full_sectors(std::uint32_t words) {
-  std::uint32_t full = 0;
-  for (unsigned s = 0; s < kLineBytes / kSectorBytes; ++s)
-    if (((words >> (8 * s)) & 0xFFU) == 0xFFU) full |= 1U << s;
-  return full;
-}
-
-}  // namespace
 
 IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
   SimCounters& c = counters;

@@ -92,9 +92,15 @@ double parse_frequency(std::string_view text) {
 }
 double parse_duration(std::string_view text) { return parse_with_units(text, kDurationUnits, "a duration", "2.5us"); }
 
+namespace {
+
+// Binary units, largest first (format_bytes, format_size).
+constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{
+    {{1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
+
+}  // namespace
+
 std::string format_bytes(std::uint64_t bytes) {
-  constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{
-      {{1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
   for (auto [scale, name] : kBinary) {
     // Largest unit that states the size exactly with at most one decimal (37.5MiB), so it parses back unchanged.
     if (bytes >= scale && (bytes * 10) % scale == 0) {
@@ -105,8 +111,6 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 std::string format_size(std::uint64_t bytes) {
-  constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{
-      {{1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
   for (auto [scale, name] : kBinary) {
     if (bytes < scale) continue;
     const double v = static_cast<double>(bytes) / static_cast<double>(scale);

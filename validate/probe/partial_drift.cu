@@ -6,7 +6,7 @@
 // groups of G sectors. Warp w writes word w % 8 of the sectors of quarter w / 8 of each group, group after group, with
 // no barrier. pd_lockstep: the same stores with a barrier after each group (a sector's words from 8 warps, but no
 // warp more than a group ahead). Under ncu (default cache control) the DRAM bytes read and written give the fills.
-// Usage: partial_drift. Build: nvcc -O2 -arch=sm_90 partial_drift.cu -o partial_drift
+// Usage: partial_drift (bash validate/probe/run_partial_writes.sh partial_drift runs it under ncu). Build: nvcc -O2 -arch=sm_90 partial_drift.cu -o partial_drift
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
