@@ -1,10 +1,17 @@
-"""Compares the L1 working-set sweep (validate/probe/l1_sweep.cu under ncu) with memhier's predictions for its
-description (validate/probe/l1_sweep/sweep.yaml): L1 hit rate of global-load sectors over 4 passes, by footprint.
+"""Compares the L1 probes with memhier's predictions for their descriptions: L1 hit rate of global-load sectors, launch
+by launch.
+  - the working-set sweep (validate/probe/l1_sweep.cu, l1_sweep_ncu.csv; description validate/probe/l1_sweep/
+    sweep.yaml): 1024 threads an SM, 32 to 512 KiB read 4 times;
+  - the policy probe (validate/probe/l1_policy.cu, l1_policy_ncu.csv; description validate/probe/l1_policy/
+    policy.yaml): one warp or 32 an SM, footprints, strides between lines and numbers of passes.
+The folder's files say which it holds (both, when both are there).
 
 Usage: compare_l1_sweep.py PROBE_DIR [MEMHIER] [--max-error POINTS]
-  PROBE_DIR    a folder with l1_sweep_ncu.csv (validate/results/h100-2026-11-24e/probe)
+  PROBE_DIR    a folder with l1_sweep_ncu.csv and/or l1_policy_ncu.csv (validate/results/h100-2026-11-24e/probe,
+               validate/results/h100-2026-11-24g/probe)
   MEMHIER      the memhier to predict with (default build/release/tools/memhier)
-  --max-error  exit 1 when the mean |hit-rate error| over the footprints exceeds POINTS (the ctest l1_sweep_probe)"""
+  --max-error  exit 1 when the mean |hit-rate error| over the launches exceeds POINTS (the ctests l1_sweep_probe and
+               l1_policy_probe)"""
 import argparse
 import json
 import pathlib
@@ -14,7 +21,60 @@ import sys
 import ncu_csv
 
 HERE = pathlib.Path(__file__).resolve().parent
-DESCRIPTION = HERE / "l1_sweep" / "sweep.yaml"
+HITS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
+SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+
+
+def sweep_sets(config):
+    return [f"lines={config['lines']}"]
+
+
+def policy_sets(config):
+    return [f"{key}={config[key]}" for key in ("warps", "lines", "stride", "passes")]
+
+
+# name: (description, the --set overrides of a launch's configuration, the columns that describe it)
+PROBES = {
+    "l1_sweep": (HERE / "l1_sweep" / "sweep.yaml", sweep_sets, lambda c: f"{c['kib']:>4} KiB"),
+    "l1_policy": (HERE / "l1_policy" / "policy.yaml", policy_sets,
+                  lambda c: f"{c['warps']:>2} warps {c['lines'] // 8:>4} KiB stride {c['stride']:>2} "
+                            f"{c['passes']} passes"),
+}
+
+
+def compare(probe, name, memhier):
+    """|model - measured| hit-rate points of each launch of probe `name` in folder `probe`, printed as a table."""
+    description, sets, label = PROBES[name]
+    csv = probe / f"{name}_ncu.csv"
+    runs = ncu_csv.launches(csv)
+    ncu_csv.require(csv, runs, [SECTORS, HITS, "launch__shared_mem_config_size", "sm__ctas_launched.min",
+                                "sm__ctas_launched.max"])
+    try:
+        configs = json.loads((probe / f"{name}.json").read_text())["runs"]
+    except (OSError, ValueError, KeyError) as e:
+        raise SystemExit(f"{probe / (name + '.json')}: not the probe's output ({e})")
+    if len(configs) != len(runs):
+        raise SystemExit(f"{probe}: {len(configs)} launches in {name}.json, {len(runs)} in {csv.name}")
+    errors = []
+    print(f"{name}:")
+    print(f"{'launch':>34} {'sectors':>10} {'measured hit %':>15} {'model hit %':>12} {'L1 KiB':>7} {'CTAs a SM':>10}")
+    for config, launch in zip(configs, sorted(runs)):
+        m = runs[launch]
+        command = [memhier, "simulate", str(description), "--arch", "h100", "--json"]
+        for s in sets(config):
+            command += ["--set", s]
+        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        c = json.loads(out)[0]["counters"]
+        sectors = m[SECTORS]
+        if sectors != c["global_ld_sectors"]:
+            raise SystemExit(f"{label(config)}: {sectors:.0f} sectors measured, {c['global_ld_sectors']} described")
+        measured = 100 * m[HITS] / sectors
+        model = 100 * c["l1_sector_hits"] / c["l1_sector_lookups"]
+        l1 = (256 * 1024 - m["launch__shared_mem_config_size"]) / 1024
+        ctas = f"{m['sm__ctas_launched.min']:.0f}-{m['sm__ctas_launched.max']:.0f}"
+        print(f"{label(config):>34} {sectors:>10.0f} {measured:>15.1f} {model:>12.1f} {l1:>7.0f} {ctas:>10}")
+        errors.append(abs(model - measured))
+    return errors
 
 
 def main(argv):
@@ -24,37 +84,14 @@ def main(argv):
     ap.add_argument("--max-error", type=float)
     args = ap.parse_args(argv[1:])
     probe = pathlib.Path(args.probe)
-    memhier = args.memhier
-    runs = ncu_csv.launches(probe / "l1_sweep_ncu.csv")
-    ncu_csv.require(probe / "l1_sweep_ncu.csv", runs,
-                    ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "launch__shared_mem_config_size",
-                     "sm__ctas_launched.min", "sm__ctas_launched.max"])
-    try:
-        sweep = json.loads((probe / "l1_sweep.json").read_text())["runs"]
-    except (OSError, ValueError, KeyError) as e:
-        raise SystemExit(f"{probe / 'l1_sweep.json'}: not the probe's output ({e})")
-    if len(sweep) != len(runs):
-        raise SystemExit(f"{probe}: {len(sweep)} launches in l1_sweep.json, {len(runs)} in l1_sweep_ncu.csv")
+    names = [name for name in PROBES if (probe / f"{name}_ncu.csv").exists()]
+    if not names:
+        raise SystemExit(f"{probe}: neither l1_sweep_ncu.csv nor l1_policy_ncu.csv")
     errors = []
-    print(f"{'KiB a SM':>8} {'sectors':>10} {'measured hit %':>15} {'model hit %':>12} {'L1 KiB':>7} {'CTAs a SM':>10}")
-    for config, launch in zip(sweep, sorted(runs)):
-        m = runs[launch]
-        lines = f"lines={config['lines']}"
-        command = [memhier, "simulate", str(DESCRIPTION), "--arch", "h100", "--set", lines, "--json"]
-        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        c = json.loads(out)[0]["counters"]
-        sectors = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
-        if sectors != c["global_ld_sectors"]:
-            raise SystemExit(f"{config['kib']} KiB: {sectors:.0f} sectors measured, {c['global_ld_sectors']} described")
-        measured = 100 * m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] / sectors
-        model = 100 * c["l1_sector_hits"] / c["l1_sector_lookups"]
-        l1 = (256 * 1024 - m["launch__shared_mem_config_size"]) / 1024
-        ctas = f"{m['sm__ctas_launched.min']:.0f}-{m['sm__ctas_launched.max']:.0f}"
-        print(f"{config['kib']:>8} {sectors:>10.0f} {measured:>15.1f} {model:>12.1f} {l1:>7.0f} {ctas:>10}")
-        errors.append(abs(model - measured))
+    for name in names:
+        errors += compare(probe, name, args.memhier)
     mean = sum(errors) / len(errors)
-    print(f"mean |hit-rate error| {mean:.2f} points over {len(errors)} footprints, worst {max(errors):.1f}")
+    print(f"mean |hit-rate error| {mean:.2f} points over {len(errors)} launches, worst {max(errors):.1f}")
     if args.max_error is not None and mean > args.max_error:
         print(f"compare_l1_sweep: mean error {mean:.2f} points exceeds --max-error {args.max_error}")
         sys.exit(1)
