@@ -179,7 +179,7 @@ TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list mo
     CAPTURE(step);
     const std::uint64_t line = rng() % 160;  // 40 lines a set for 16 ways: hits, misses and evictions all common
     const auto property = static_cast<L2Property>(rng() % 3);  // normal, streaming or persisting
-    Set& m = model[line % 4];
+    Set& m = model[c.set_of(line)];  // set_of() is checked by hand below
     auto in = [&](std::vector<std::uint64_t>& v) { return std::find(v.begin(), v.end(), line); };
     std::uint64_t victim = ~std::uint64_t{0};
     if (in(m.persist) != m.persist.end()) {
@@ -234,9 +234,11 @@ TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new o
     c.reset();
     for (std::uint64_t line = 0; line < used; ++line) CHECK(c.find(line * 7 + 1) == SectoredCache::kNone);
     CHECK(fill(c, 256) == expected);  // same slots in the same order: the free chains are as new
-    c.insert(5000, L2Property::normal, ev);
+    // Line 5002 is in set 0 (its 2-bit digits 2, 2, 0, 2, 3, 0, 1 XOR to 0), whose least recent line is the first one
+    // filled there: 1000 (digits 0, 2, 2, 3, 3).
+    c.insert(5002, L2Property::normal, ev);
     CHECK(ev.valid);
-    CHECK(ev.line == 1000);  // line 5000 maps to set 0, whose least recent line is the first one filled
+    CHECK(ev.line == 1000);
   }
 }
 
@@ -353,21 +355,31 @@ TEST_CASE("set cache: the 16-way scans find what a plain scan finds, first way o
   }
 }
 
-TEST_CASE("sectored cache: a line's set is its number modulo the sets, by mask or by division") {
-  // 4 sets (every shipped L1: a mask), 3 sets (a what-if shape: division), 1 set.
-  CHECK(SectoredCache({128, 32, 4, 8}).set_of(10) == 2);
-  CHECK(SectoredCache({128, 32, 4, 8}).set_of(0x7f00'0000'0003ULL) == 3);
-  CHECK(SectoredCache({128, 32, 3, 8}).set_of(10) == 1);
-  CHECK(SectoredCache({128, 32, 3, 8}).set_of(0x7f00'0000'0003ULL) == 0x7f00'0000'0003ULL % 3);
+TEST_CASE("sectored cache: a line's set is the XOR of its number's digits, so strided lines spread") {
+  // 4 sets (every shipped L1): 2-bit digits. 10 = 0b10'10: 2 ^ 2 = 0. 0x7f00'0000'0003: digits 3 and 0x7f00'0000'0000's
+  // (3, 3, 3, 1 from bit 40 up): 3 ^ 3 ^ 3 ^ 3 ^ 1 = 1.
+  CHECK(SectoredCache({128, 32, 4, 8}).set_of(10) == 0);
+  CHECK(SectoredCache({128, 32, 4, 8}).set_of(0x7f00'0000'0003ULL) == 1);
+  // 8 sets (3-bit digits, the loop): 0b101'110 = 46: 5 ^ 6 = 3.
+  CHECK(SectoredCache({128, 32, 8, 8}).set_of(46) == 3);
   CHECK(SectoredCache({128, 32, 1, 8}).set_of(10) == 0);
-  // A 3-set cache of 2 ways keeps lines 0, 3 in set 0 and evicts the older when 6 arrives, while 1 stays in set 1.
-  SectoredCache c({128, 32, 3, 2});
+  CHECK_THROWS_AS(SectoredCache({128, 32, 3, 8}), std::invalid_argument);
+  // Consecutive lines take the 4 sets in turn (each run of 4 one each) and so do lines 4 apart, and 64 apart: a
+  // strided walk of 16 lines fills the 4 sets evenly, where the low bits would put all of them in one.
+  for (std::uint64_t stride : {1, 4, 64}) {
+    std::array<int, 4> per_set{};
+    for (std::uint64_t k = 0; k < 16; ++k) ++per_set[SectoredCache({128, 32, 4, 8}).set_of(1000 * 64 + k * stride)];
+    CHECK(per_set == std::array<int, 4>{4, 4, 4, 4});
+  }
+  // A 4-set cache of 2 ways: lines 0 and 5 share set 0 (5 = 0b01'01: 1 ^ 1), 1 is in set 1; 10 (set 0) evicts 0.
+  SectoredCache c({128, 32, 4, 2});
   SectoredCache::Evicted ev;
-  for (std::uint64_t line : {0, 3, 1}) c.insert(line, L2Property::normal, ev);
-  c.insert(6, L2Property::normal, ev);
+  for (std::uint64_t line : {0, 5, 1}) c.insert(line, L2Property::normal, ev);
+  c.insert(10, L2Property::normal, ev);
   REQUIRE(ev.valid);
   CHECK(ev.line == 0);
   CHECK(c.find(1) != SectoredCache::kNone);
+  CHECK(c.find(5) != SectoredCache::kNone);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -9,7 +10,8 @@
 namespace memhier {
 
 SectoredCache::SectoredCache(const CacheGeometry& g)
-    : m_g(g), m_pow2_sets(std::has_single_bit(g.sets)) {
+    : m_g(g), m_set_bits(static_cast<unsigned>(std::countr_zero(g.sets))) {
+  if (!std::has_single_bit(g.sets)) throw std::invalid_argument("SectoredCache: the sets must be a power of two");
   const std::size_t lines = std::size_t{g.sets} * g.ways;
   m_slots.resize(lines);
   m_sets.resize(g.sets);

@@ -4,6 +4,7 @@
 // capacity is split over 4 sets) as at 16. Each set keeps two LRU lists: persisting lines and the rest; persisting
 // lines may hold at most `persisting_ways` of a set, other lines may use every way no persisting line holds.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -53,9 +54,19 @@ class SectoredCache {
   // of a short kernel costs what the kernel put in it, not its capacity).
   void reset();
   [[nodiscard]] const CacheGeometry& geometry() const { return m_g; }
-  // Every shipped L1 has a power-of-two set count (4): then a mask instead of a 64-bit division on every access.
+  // A line's set: the XOR of its number's log2(sets)-bit digits (sets: a power of two; the constructor checks). The
+  // H100's L1 spreads lines 2 to 64 apart over its sets as it does consecutive ones (one warp re-reading 64 or 128
+  // KiB at those strides hits on every re-read: validate/results/h100-2026-11-24g), which the low bits alone would
+  // crowd into one or two of 4 sets; consecutive lines still take the sets in turn, a whole run of `sets` one each.
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
-    return static_cast<std::uint32_t>(m_pow2_sets ? line & (m_g.sets - 1U) : line % m_g.sets);
+    if (m_set_bits == 0) return 0;
+    std::uint64_t x = line;
+    if (std::has_single_bit(m_set_bits)) {  // 1, 2, 4, ... bits: fold halves down to the digit width
+      for (unsigned shift = 32; shift >= m_set_bits; shift >>= 1U) x ^= x >> shift;
+    } else {
+      for (std::uint64_t rest = line >> m_set_bits; rest != 0; rest >>= m_set_bits) x ^= rest;
+    }
+    return static_cast<std::uint32_t>(x & (m_g.sets - 1U));
   }
 
  private:
@@ -105,7 +116,7 @@ class SectoredCache {
   void index_erase(std::uint64_t line);
 
   CacheGeometry m_g;
-  bool m_pow2_sets = false;
+  unsigned m_set_bits = 0;  // log2(sets)
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
   std::vector<Bucket> m_buckets;
