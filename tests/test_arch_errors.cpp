@@ -23,9 +23,20 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.where().line == 3);
   }
   WHEN("a required key is missing") {
-    auto e = load_error(h100_with("  sets: 4 ", ""));
-    CHECK(e.key() == "l1.sets");
+    auto e = load_error(h100_with("  latency_cycles: 38 ", ""));
+    CHECK(e.key() == "l1.latency_cycles");
     CHECK(e.message().find("missing required key") != std::string::npos);
+  }
+  WHEN("the L1's shape is given both ways, neither way, or as a PLRU without ways") {
+    CHECK(load_error(h100_with("  ways: 16 ", "  ways: 16\n  sets: 4")).key() == "l1.ways");
+    auto none = load_error(h100_with("  ways: 16 ", ""));
+    CHECK(none.key() == "l1.sets");
+    CHECK(none.message().find("either l1.sets") != std::string::npos);
+    auto plru = load_error(h100_with("  ways: 16 ", "  sets: 4"));
+    CHECK(plru.key() == "l1.replacement");
+    CHECK(plru.message().find("plru needs l1.ways") != std::string::npos);
+    CHECK(load_error(h100_with("  ways: 16 ", "  ways: 12")).key() == "l1.ways");  // a tree needs a power of two
+    CHECK(load_error(h100_with("  ways: 16 ", "  ways: 64")).key() == "l1.ways");  // more than 32
   }
   WHEN("a count has the wrong type") {
     auto e = load_error(h100_with("  count: 132", "  count: many"));
@@ -132,7 +143,11 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(key_of("  dram_fetch_granularity: 64B", "  dram_fetch_granularity: 256B") == "l2.dram_fetch_granularity");
   CHECK(key_of("  slices: 100", "  slices: 3") == "l2.partitions");
   CHECK(key_of("  warp_size: 32", "  warp_size: 64") == "sm.warp_size");
-  CHECK(key_of("  replacement: lru", "  replacement: mru") == "l1.replacement");
+  CHECK(key_of("  replacement: plru", "  replacement: mru") == "l1.replacement");
+  // Policies the simulator does not model are refused, not ignored: fifo and random anywhere, plru for the L2.
+  CHECK(key_of("  replacement: plru", "  replacement: fifo") == "l1.replacement");
+  CHECK(key_of("  replacement: lru ", "  replacement: random") == "l2.replacement");
+  CHECK(key_of("  replacement: lru ", "  replacement: plru") == "l2.replacement");
   CHECK(key_of("compute_capability: \"9.0\"", "compute_capability: \"6.1\"") == "compute_capability");
   CHECK(key_of("compute_capability: \"9.0\"", "compute_capability: nine") == "compute_capability");
 

@@ -38,7 +38,10 @@ TEST_CASE("2.2 h100 values come through with their units") {
   CHECK(a.launch_overhead_seconds == test::exactly(3.02e-6));
   CHECK(a.launch_idle_overhead_seconds == test::exactly(5.82e-6));
   CHECK(a.overlap_exponent == 3);
-  CHECK(a.l1.replacement == Replacement::lru);
+  CHECK(a.l1.replacement == Replacement::plru);
+  CHECK(a.l1.ways == 16);
+  CHECK(a.l1.sets == 0);  // the sets follow the carveout
+  CHECK(a.l2.replacement == Replacement::lru);
 }
 
 TEST_CASE("2.3 extends inherits what it does not override and records where each value came from") {

@@ -143,7 +143,7 @@ TEST_CASE("set cache: persisting lines keep to their ways, a full set-aside repl
 }
 
 TEST_CASE("set cache: a flush writes back the dirty lines in slot order, only those, and empties every set") {
-  SetCache c({128, 32, 8, 2});  // 8 sets of 2 ways; one slice, so a line's set is l2_place(line, 8)
+  SetCache c({128, 32, 8, 2});  // 8 sets of 2 ways; one slice, so a line's set is place_in_sets(line, 8)
   SetCache::Evicted ev;
   // Lines 0..7 fill each of the 8 sets once (a run of consecutive lines: see the placement test below).
   for (std::uint64_t line = 0; line < 8; ++line) c.insert(line, L2Property::normal, ev);
@@ -211,6 +211,35 @@ TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list mo
   }
 }
 
+TEST_CASE("sectored cache: tree PLRU picks the way its bits lead to, which need not be the least recent") {
+  // One set of 4 ways; free ways are taken from the last down, so A..D land in ways 3, 2, 1, 0. The tree's root
+  // chooses a half (ways 0-1 or 2-3), each child a way in its half; an access points both on its path away from it.
+  SectoredCache c({128, 32, 1, 4}, true);
+  SectoredCache::Evicted ev;
+  const std::uint64_t a = 10, b = 11, d = 13, e = 14, f = 15, g = 16, h = 17;
+  for (std::uint64_t line : {a, b, std::uint64_t{12}, d}) c.insert(line, L2Property::normal, ev);
+  // After D (way 0) the root points to ways 2-3 and their node to way 3 (A, touched before B): LRU and PLRU agree.
+  // A hit on A points the root to ways 0-1 and their node still to way 1 (C, touched before D): C goes, where LRU
+  // would evict B.
+  const std::uint32_t slot_a = c.find(a);
+  c.touch(slot_a);
+  c.insert(e, L2Property::normal, ev);
+  REQUIRE(ev.valid);
+  CHECK(ev.line == 12);
+  // E in way 1 points the root to ways 2-3, whose node points to way 2 (B: A's hit pointed it there).
+  c.insert(f, L2Property::normal, ev);
+  CHECK(ev.line == b);
+  // F in way 2: the root to ways 0-1, their node to way 0 (D). A streaming line takes it without moving the bits, so
+  // the next line replaces it at once.
+  c.insert(g, L2Property::streaming, ev);
+  CHECK(ev.line == d);
+  c.insert(h, L2Property::normal, ev);
+  CHECK(ev.line == g);
+  CHECK(c.find(a) == slot_a);
+  CHECK_THROWS_AS(SectoredCache({128, 32, 4, 12}, true), std::invalid_argument);  // not a power of two
+  CHECK_THROWS_AS(SectoredCache({128, 32, 4, 64}, true), std::invalid_argument);  // more than the 32-bit tree holds
+}
+
 TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new one") {
   const CacheGeometry g{128, 32, 4, 64};  // an L1's shape: 4 sets, 64 ways
   // The slots a fresh cache gives lines 1000.., and which line it evicts first once full.
@@ -249,20 +278,20 @@ TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a colu
     // An aligned run takes every index once.
     const std::uint64_t run = rng() % (std::uint64_t{1} << 30U);
     std::vector<int> seen(total, 0);
-    for (std::uint64_t l = run * total; l < (run + 1) * total; ++l) ++seen[l2_place(l, total)];
+    for (std::uint64_t l = run * total; l < (run + 1) * total; ++l) ++seen[place_in_sets(l, total)];
     CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(total));
     // Any window of 5.12 runs (a 16 MiB buffer on the H100) puts 4 to 6 lines in a set: the two partial runs at its
     // ends may fall on the same sets, the four whole runs between them give one each. (The old fold-and-modulo hash
     // gave 1 to 13, which no set-aside of whole ways could hold the way the H100 does.)
     const std::uint64_t start = rng() % (std::uint64_t{1} << 40U);
     std::fill(seen.begin(), seen.end(), 0);
-    for (std::uint64_t l = start; l < start + 131072; ++l) ++seen[l2_place(l, total)];
+    for (std::uint64_t l = start; l < start + 131072; ++l) ++seen[place_in_sets(l, total)];
     CHECK(*std::min_element(seen.begin(), seen.end()) >= 4);
     CHECK(*std::max_element(seen.begin(), seen.end()) <= 6);
   }
   // 4096 lines 128 apart (a 4096 x 4096 float transpose's column) reach at least 4000 sets, not a handful.
   std::set<std::uint64_t> column;
-  for (std::uint64_t r = 0; r < 4096; ++r) column.insert(l2_place((std::uint64_t{1} << 28U) + r * 128, total));
+  for (std::uint64_t r = 0; r < 4096; ++r) column.insert(place_in_sets((std::uint64_t{1} << 28U) + r * 128, total));
   CHECK(column.size() >= 4000);
 }
 
@@ -363,7 +392,13 @@ TEST_CASE("sectored cache: a line's set is the XOR of its number's digits, so st
   // 8 sets (3-bit digits, the loop): 0b101'110 = 46: 5 ^ 6 = 3.
   CHECK(SectoredCache({128, 32, 8, 8}).set_of(46) == 3);
   CHECK(SectoredCache({128, 32, 1, 8}).set_of(10) == 0);
-  CHECK_THROWS_AS(SectoredCache({128, 32, 3, 8}), std::invalid_argument);
+  // Other counts go through place_in_sets() (placement.h): each run of 3 consecutive lines one a set.
+  for (std::uint64_t run = 0; run < 8; ++run) {
+    const SectoredCache three({128, 32, 3, 8});
+    std::array<int, 3> per_set{};
+    for (std::uint64_t l = run * 3; l < run * 3 + 3; ++l) ++per_set[three.set_of(l)];
+    CHECK(per_set == std::array<int, 3>{1, 1, 1});
+  }
   // Consecutive lines take the 4 sets in turn (each run of 4 one each) and so do lines 4 apart, and 64 apart: a
   // strided walk of 16 lines fills the 4 sets evenly, where the low bits would put all of them in one.
   for (std::uint64_t stride : {1, 4, 64}) {

@@ -76,9 +76,11 @@ constexpr std::array kFields{
             [](Arch& a) -> FieldRef { return &a.unified_l1.carveouts; }},
   ArchField{"l1.line", K::bytes, true, "line size", [](Arch& a) -> FieldRef { return &a.l1.line; }},
   ArchField{"l1.sector", K::bytes, true, "sector size", [](Arch& a) -> FieldRef { return &a.l1.sector; }},
-  ArchField{"l1.sets", K::count, true, "sets; ways follow the capacity the carveout leaves",
+  ArchField{"l1.sets", K::count, false, "sets; ways follow the capacity the carveout leaves (this or l1.ways)",
             [](Arch& a) -> FieldRef { return &a.l1.sets; }},
-  ArchField{"l1.replacement", K::replacement, true, "lru | fifo | random",
+  ArchField{"l1.ways", K::count, false, "ways a set; sets follow the capacity the carveout leaves (this or l1.sets)",
+            [](Arch& a) -> FieldRef { return &a.l1.ways; }},
+  ArchField{"l1.replacement", K::replacement, true, "lru | plru (tree pseudo-LRU; needs l1.ways)",
             [](Arch& a) -> FieldRef { return &a.l1.replacement; }},
   ArchField{"l1.latency_cycles", K::cycles, true, "hit latency", [](Arch& a) -> FieldRef { return &a.l1.latency_cycles; }},
   ArchField{"l1.bandwidth_per_sm", K::bytes_per_clock, true, "per-SM hit bandwidth",
@@ -108,7 +110,7 @@ constexpr std::array kFields{
   ArchField{"l2.line", K::bytes, true, "line size", [](Arch& a) -> FieldRef { return &a.l2.line; }},
   ArchField{"l2.sector", K::bytes, true, "sector size", [](Arch& a) -> FieldRef { return &a.l2.sector; }},
   ArchField{"l2.associativity", K::count, true, "ways", [](Arch& a) -> FieldRef { return &a.l2.associativity; }},
-  ArchField{"l2.replacement", K::replacement, true, "lru | fifo | random",
+  ArchField{"l2.replacement", K::replacement, true, "lru (the only policy the L2 model has)",
             [](Arch& a) -> FieldRef { return &a.l2.replacement; }},
   ArchField{"l2.slices", K::count, true, "address-hashed slices", [](Arch& a) -> FieldRef { return &a.l2.slices; }},
   ArchField{"l2.partitions", K::count, true, "partitions (near/far)", [](Arch& a) -> FieldRef { return &a.l2.partitions; }},
@@ -187,19 +189,16 @@ ComputeCapability parse_version(std::string_view text) {
 
 Replacement parse_replacement(std::string_view text) {
   if (text == "lru") return Replacement::lru;
-  if (text == "fifo") return Replacement::fifo;
-  if (text == "random") return Replacement::random;
-  throw std::invalid_argument(fmt::format("expected one of lru, fifo, random, got '{}'", text));
+  if (text == "plru") return Replacement::plru;
+  throw std::invalid_argument(fmt::format("expected lru or plru (the policies the simulator models), got '{}'", text));
 }
 
 std::string_view replacement_name(Replacement r) {
   switch (r) {
     case Replacement::lru:
       return "lru";
-    case Replacement::fifo:
-      return "fifo";
-    case Replacement::random:
-      return "random";
+    case Replacement::plru:
+      return "plru";
   }
   return "?";
 }

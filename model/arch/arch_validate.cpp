@@ -89,7 +89,13 @@ void check_caches(const Arch& a, const Checker& c) {
   c.require(a.l1.miss_merge_sms <= 2, "l1.miss_merge_sms", "the simulator merges the misses of SM pairs only (1 or 2)");
   c.power_of_two(a.l1.sector, "l1.sector");
   c.require(a.l1.sector <= a.l1.line, "l1.sector", "cannot exceed l1.line");
-  c.power_of_two(static_cast<std::uint64_t>(a.l1.sets), "l1.sets");
+  c.require((a.l1.sets > 0) != (a.l1.ways > 0), a.l1.ways > 0 ? "l1.ways" : "l1.sets",
+            "give either l1.sets (the ways follow the capacity) or l1.ways (the sets follow it), not both");
+  if (a.l1.sets > 0) c.power_of_two(static_cast<std::uint64_t>(a.l1.sets), "l1.sets");
+  if (a.l1.ways > 0) c.power_of_two(static_cast<std::uint64_t>(a.l1.ways), "l1.ways");
+  c.require(a.l1.ways <= 32, "l1.ways", "the simulator models at most 32 ways a set when the sets follow the capacity");
+  c.require(a.l1.replacement != Replacement::plru || a.l1.ways > 0, "l1.replacement",
+            "plru needs l1.ways (a tree over a set's ways): give l1.ways instead of l1.sets");
   c.positive(a.l1.latency_cycles, "l1.latency_cycles");
   c.positive(a.l1.bandwidth_bytes_per_clock, "l1.bandwidth_per_sm");
   c.power_of_two(a.constant_cache.line, "constant_cache.line");
@@ -111,6 +117,7 @@ void check_caches(const Arch& a, const Checker& c) {
   c.power_of_two(l2.sector, "l2.sector");
   c.require(l2.sector <= l2.line, "l2.sector", "cannot exceed l2.line");
   c.positive(l2.associativity, "l2.associativity");
+  c.require(l2.replacement == Replacement::lru, "l2.replacement", "the L2 model is LRU (plru is modelled for the L1 only)");
   c.positive(l2.slices, "l2.slices");
   c.require(l2.partitions > 0 && l2.slices % l2.partitions == 0, "l2.partitions",
             "must be positive and divide l2.slices");

@@ -9,9 +9,15 @@
 
 namespace memhier {
 
-SectoredCache::SectoredCache(const CacheGeometry& g)
-    : m_g(g), m_set_bits(static_cast<unsigned>(std::countr_zero(g.sets))) {
-  if (!std::has_single_bit(g.sets)) throw std::invalid_argument("SectoredCache: the sets must be a power of two");
+SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
+    : m_g(g),
+      m_plru(plru),
+      m_pow2_sets(std::has_single_bit(g.sets)),
+      m_set_bits(static_cast<unsigned>(std::countr_zero(g.sets))),
+      m_set_count(std::max<std::uint32_t>(g.sets, 1)) {
+  if (g.sets == 0 || g.ways == 0) throw std::invalid_argument("SectoredCache: no sets or no ways");
+  if (plru && (!std::has_single_bit(g.ways) || g.ways > 32))
+    throw std::invalid_argument("SectoredCache: tree PLRU needs a power-of-two number of ways, at most 32");
   const std::size_t lines = std::size_t{g.sets} * g.ways;
   m_slots.resize(lines);
   m_sets.resize(g.sets);
@@ -143,7 +149,46 @@ void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) 
   ++st.count[list];
 }
 
+// Node n (from 1, the root) covers ways [lo, hi); its children are 2n and 2n + 1.
+void SectoredCache::plru_touch(std::uint32_t set, std::uint32_t way) {
+  std::uint32_t& bits = m_sets[set].tree;
+  std::uint32_t node = 1, lo = 0, hi = m_g.ways;
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (way < mid) {  // the second half is now the older
+      bits |= 1U << node;
+      node = 2 * node;
+      hi = mid;
+    } else {
+      bits &= ~(1U << node);
+      node = 2 * node + 1;
+      lo = mid;
+    }
+  }
+}
+
+std::uint32_t SectoredCache::plru_victim(std::uint32_t set) const {
+  const std::uint32_t bits = m_sets[set].tree;
+  std::uint32_t node = 1, lo = 0, hi = m_g.ways;
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if ((bits >> node & 1U) != 0) {
+      node = 2 * node + 1;
+      lo = mid;
+    } else {
+      node = 2 * node;
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 void SectoredCache::touch(std::uint32_t slot) {
+  if (m_plru) {
+    const std::uint32_t set = m_slots[slot].set;
+    plru_touch(set, slot - set * m_g.ways);
+    return;
+  }
   const auto list = m_slots[slot].list;
   const std::uint32_t set = m_slots[slot].set;
   if (m_sets[set].head[list] == slot) return;
@@ -155,7 +200,7 @@ void SectoredCache::evict(std::uint32_t slot, Evicted& out) {
   Slot& s = m_slots[slot];
   out = {s.line, s.dirty, true};
   index_erase(s.line);
-  unlink(slot);
+  if (!m_plru) unlink(slot);
   s.valid = s.dirty = 0;
   s.list = kFree;
 }
@@ -183,13 +228,15 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
   SetState& st = m_sets[set];
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   std::uint32_t slot = kNone;
-  if (persist && st.count[kPersist] >= m_persisting_ways) {
+  if (!m_plru && persist && st.count[kPersist] >= m_persisting_ways) {
     slot = st.tail[kPersist];  // the set-aside is full: replace the oldest persisting line
   } else if (st.free != kNone) {
     slot = st.free;
     st.free = m_slots[slot].next;
     m_slots[slot].next = kNone;
     m_taken.push_back(slot);
+  } else if (m_plru) {
+    slot = set * m_g.ways + plru_victim(set);
   } else {
     slot = st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
   }
@@ -198,6 +245,11 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
   Slot& s = m_slots[slot];
   s.line = line;
   s.valid = s.dirty = 0;
+  if (m_plru) {  // no lists: the tree orders the set (a persisting line is a normal one here)
+    s.list = kNormal;
+    if (property != L2Property::streaming) plru_touch(set, slot - set * m_g.ways);
+    return slot;
+  }
   if (persist) push_front(set, slot, kPersist);
   else if (property == L2Property::streaming) push_back(set, slot, kNormal);  // first to go
   else push_front(set, slot, kNormal);

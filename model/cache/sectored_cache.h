@@ -1,14 +1,23 @@
 #pragma once
-// A sectored set-associative cache with LRU per set, used for each SM's L1 (the L2 slices use SetCache, set_cache.h).
-// Lines are found through one hash index (line address -> slot), so a lookup costs the same at 448 ways (an L1 whose
-// capacity is split over 4 sets) as at 16. Each set keeps two LRU lists: persisting lines and the rest; persisting
-// lines may hold at most `persisting_ways` of a set, other lines may use every way no persisting line holds.
+// A sectored set-associative cache, used for each SM's L1 (the L2 slices use SetCache, set_cache.h). Lines are found
+// through one hash index (line address -> slot), so a lookup costs the same at 448 ways (an L1 whose capacity is split
+// over 4 sets) as at 16. Replacement is LRU or tree pseudo-LRU per set:
+// - LRU: each set keeps two lists, persisting lines and the rest; persisting lines may hold at most `persisting_ways`
+//   of a set, other lines may use every way no persisting line holds.
+// - PLRU (a power-of-two number of ways, at most 32): a binary tree of bits over the set's ways; each access points
+//   the bits on its way to the other half, and the victim is the way the bits lead to. A streaming line enters without
+//   moving them (the next victim). No persisting lines (an L1 has none). On the H100 a cyclic working set just over
+//   the L1's capacity keeps part of its hits, falling to none at about 1.3 times the capacity (one warp: 224 KiB of
+//   L1, 240 KiB read four times 31.6%, 272 KiB 6.6%, 288 KiB 0.2%; validate/results/h100-2026-11-24g), which LRU,
+//   keeping all or nothing, cannot give; 16-way tree PLRU gives the edge of 1024 threads within 0.9 points
+//   (validate/results/h100-2026-11-24e).
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
 
 #include "memhier/trace.h"
+#include "placement.h"
 
 namespace memhier {
 
@@ -24,7 +33,9 @@ class SectoredCache {
  public:
   static constexpr std::uint32_t kNone = 0xFFFFFFFFU;
 
-  explicit SectoredCache(const CacheGeometry& g);
+  // `plru`: tree pseudo-LRU (ways: a power of two up to 32) instead of LRU. Throws std::invalid_argument for a
+  // shape it cannot model.
+  explicit SectoredCache(const CacheGeometry& g, bool plru = false);
 
   struct Evicted {
     std::uint64_t line = 0;       // line number (address / line bytes)
@@ -54,11 +65,13 @@ class SectoredCache {
   // of a short kernel costs what the kernel put in it, not its capacity).
   void reset();
   [[nodiscard]] const CacheGeometry& geometry() const { return m_g; }
-  // A line's set: the XOR of its number's log2(sets)-bit digits (sets: a power of two; the constructor checks). The
-  // H100's L1 spreads lines 2 to 64 apart over its sets as it does consecutive ones (one warp re-reading 64 or 128
-  // KiB at those strides hits on every re-read: validate/results/h100-2026-11-24g), which the low bits alone would
-  // crowd into one or two of 4 sets; consecutive lines still take the sets in turn, a whole run of `sets` one each.
+  [[nodiscard]] bool plru() const { return m_plru; }
+  // A line's set. A power-of-two count: the XOR of the line number's log2(sets)-bit digits; others: place_in_sets()
+  // (placement.h). Either way consecutive lines take the sets in turn (a whole run of `sets` lines one each) and lines
+  // a power of two apart spread too: the H100's L1 keeps every re-read of one warp walking 64 or 128 KiB at strides of
+  // 2 to 64 lines (validate/results/h100-2026-11-24g), which the low bits alone would crowd into 1 or 2 of 4 sets.
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
+    if (!m_pow2_sets) return static_cast<std::uint32_t>(place_in_sets(line, m_set_count));
     if (m_set_bits == 0) return 0;
     std::uint64_t x = line;
     if (std::has_single_bit(m_set_bits)) {  // 1, 2, 4, ... bits: fold halves down to the digit width
@@ -83,7 +96,10 @@ class SectoredCache {
     std::uint32_t tail[2] = {kNone, kNone};  // least recently used
     std::uint32_t count[2] = {0, 0};
     std::uint32_t free = kNone;  // free slots chained through next
+    std::uint32_t tree = 0;      // PLRU: bit n set when node n's older half is its second
   };
+  void plru_touch(std::uint32_t set, std::uint32_t way);
+  [[nodiscard]] std::uint32_t plru_victim(std::uint32_t set) const;
 
   void init();  // every slot free, the index empty
   void unlink(std::uint32_t slot);
@@ -116,7 +132,10 @@ class SectoredCache {
   void index_erase(std::uint64_t line);
 
   CacheGeometry m_g;
-  unsigned m_set_bits = 0;  // log2(sets)
+  bool m_plru = false;
+  bool m_pow2_sets = false;
+  unsigned m_set_bits = 0;  // log2(sets) when a power of two
+  Divisor m_set_count;      // place_in_sets() otherwise
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
   std::vector<Bucket> m_buckets;

@@ -11,31 +11,11 @@
 #include <smmintrin.h>
 #endif
 
-#include "../util/divisor.h"
+#include "placement.h"
 #include "memhier/trace.h"
 #include "sectored_cache.h"
 
 namespace memhier {
-
-// Where the L2 puts a line among all its sets (every slice's sets, `total` of them): its place within its run of
-// `total` consecutive lines, turned by an offset hashed from the run's number. A run thus covers every set of every
-// slice once, as the H100 spreads a contiguous buffer: a 16 MiB persisting buffer keeps most of its hits in 5
-// set-aside ways of 3.125 MiB (5.12 lines a set) and none in 4 (validate/results/h100-2026-11-22f/probe). Lines a
-// power of two apart (a column walk) land in other sets run by run instead of crowding a few, which the H100 does not
-// do either (transpose_naive writes its output to DRAM once: ncu dram__bytes_write). The slice is the index modulo
-// the slices, the set within the slice the quotient.
-inline std::uint64_t l2_place(std::uint64_t line, const Divisor& total) {
-  std::uint64_t within = 0;
-  const std::uint64_t run = total.divide(line, within);
-  // The run's offset: a multiplicative hash of its number scaled to [0, total) by the high half of a 64 x 64-bit
-  // product (no second division: this runs for every L2 request and lookup).
-  __extension__ using u128 = unsigned __int128;
-  const std::uint64_t hash = (run + 1) * 0x9E3779B97F4A7C15ULL;
-  const auto offset = static_cast<std::uint64_t>((static_cast<u128>(hash) * total.divisor()) >> 64U);
-  const std::uint64_t place = within + offset;
-  return place >= total.divisor() ? place - total.divisor() : place;
-}
-inline std::uint64_t l2_place(std::uint64_t line, std::uint64_t total) { return l2_place(line, Divisor(total)); }
 
 class SetCache {
  public:
@@ -44,8 +24,8 @@ class SetCache {
   static constexpr std::uint32_t kMaxStamp = 0x7FFFFFFFU;
   using Evicted = SectoredCache::Evicted;
 
-  // `slices`: caches that share the address space, this one holding the lines l2_place() puts in it (their sets
-  // are numbered together: l2_place(line, slices x sets) / slices is a line's set here). `first_stamp` (below
+  // `slices`: caches that share the address space, this one holding the lines place_in_sets() puts in it (their sets
+  // are numbered together: place_in_sets(line, slices x sets) / slices is a line's set here). `first_stamp` (below
   // kMaxStamp): where the LRU clock starts (tests start it just below the wrap).
   explicit SetCache(const CacheGeometry& g, std::uint32_t slices = 1, std::uint32_t first_stamp = 1)
       : m_g(g),
@@ -74,7 +54,7 @@ class SetCache {
   }
   std::uint32_t insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out);
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
-    return static_cast<std::uint32_t>(l2_place(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
+    return static_cast<std::uint32_t>(place_in_sets(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
   }
   [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_valid[slot]; }
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }

@@ -136,7 +136,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
   // Requests carry the SM in 16 bits and partitions in 8.
   if (arch.sm.count > 0xFFFF) throw InputError({arch.source_file}, "sm.count", "the simulator handles at most 65535 SMs");
-  // L2 placement numbers the sets of all slices in 32 bits (l2_place).
+  // L2 placement numbers the sets of all slices in 32 bits (place_in_sets).
   if (arch.l2.associativity > 0 && arch.l2.size / (static_cast<std::uint64_t>(arch.l2.associativity) * kLineBytes) > 0xFFFFFFFFULL)
     throw InputError({arch.source_file}, "l2.size", "the simulator handles at most 2^32 L2 sets");
   if (arch.l2.partitions > 0xFF)
@@ -204,10 +204,14 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     SmFrontSpec spec;
     spec.l1.line_bytes = arch.l1.line;
     spec.l1.sector_bytes = arch.l1.sector;
-    spec.l1.sets = static_cast<std::uint32_t>(arch.l1.sets);
-    const std::uint64_t l1_ways = ks.occupancy.l1_capacity / (arch.l1.line * static_cast<std::uint64_t>(arch.l1.sets));
-    spec.l1_enabled = l1_ways > 0;
-    spec.l1.ways = static_cast<std::uint32_t>(std::max<std::uint64_t>(l1_ways, 1));
+    // The carveout's capacity split into sets of the arch's ways, or ways of its sets (validated: one of the two).
+    const std::uint64_t l1_lines = ks.occupancy.l1_capacity / arch.l1.line;
+    const auto fixed = static_cast<std::uint64_t>(arch.l1.ways > 0 ? arch.l1.ways : arch.l1.sets);
+    const std::uint64_t follows = l1_lines / fixed;  // lines past a whole number of them are left out
+    spec.l1_enabled = follows > 0;
+    spec.l1.sets = static_cast<std::uint32_t>(arch.l1.ways > 0 ? std::max<std::uint64_t>(follows, 1) : fixed);
+    spec.l1.ways = static_cast<std::uint32_t>(arch.l1.ways > 0 ? fixed : std::max<std::uint64_t>(follows, 1));
+    const bool l1_plru = arch.l1.replacement == Replacement::plru;
     spec.banks = static_cast<unsigned>(arch.shared_memory.banks);
     spec.bank_bytes = static_cast<unsigned>(arch.shared_memory.bank_width);
     spec.local_base = kLocalWindowBase;
@@ -240,10 +244,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     std::vector<std::unique_ptr<SmFront>> sms(static_cast<std::size_t>(num_sms));
     parallel_for(options.threads, sms.size(), [&](std::size_t s) {
       std::optional<SectoredCache>& l1 = l1s[s];
-      if (l1 && l1->geometry() == spec.l1) {
+      if (l1 && l1->geometry() == spec.l1 && l1->plru() == l1_plru) {
         l1->reset();
       } else {
-        l1.emplace(spec.l1);
+        l1.emplace(spec.l1, l1_plru);
       }
       sms[s] = std::make_unique<SmFront>(spec, policy, lists, static_cast<int>(s), std::move(*l1));
     });

@@ -26,8 +26,8 @@ void SmFront::begin_wave(std::size_t wave) {
 
 void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
-  // The hardware's hash over slices is undocumented; l2_place spreads consecutive lines over all slices and sets.
-  const std::uint64_t place = l2_place(line, m_l2_sets);  // sets of all slices: < 2^32
+  // The hardware's hash over slices is undocumented; place_in_sets spreads consecutive lines over all slices and sets.
+  const std::uint64_t place = place_in_sets(line, m_l2_sets);  // sets of all slices: < 2^32
   std::uint64_t slice_index = 0;
   const std::uint64_t set = m_slices.divide(place, slice_index);
   const auto slice = static_cast<std::size_t>(slice_index);

@@ -23,7 +23,7 @@ struct SmFrontSpec {
   std::uint64_t local_base = 0;        // generic address of the local-memory window
   std::uint64_t local_threads = 0;     // local memory is interleaved word by word across all thread slots
   int slices = 1;
-  std::uint64_t l2_sets = 1;  // sets of all slices together (l2_place)
+  std::uint64_t l2_sets = 1;  // sets of all slices together (place_in_sets)
   int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
   // Of each slice: its group (slice / partitions) and its partition (slice % partitions, the home of its lines).
   // Tables the caller keeps for as long as the SmFront lives, so a request needs no division.
@@ -86,7 +86,7 @@ class SmFront {
   // probe, validate/results/h100-2026-11-24c: every lookup costs 2 cycles, a request whose line is absent a replay).
   SetCache m_constant;
   int m_sm;
-  Divisor m_l2_sets, m_slices;  // l2_place()'s divisions of every request
+  Divisor m_l2_sets, m_slices;  // place_in_sets()'s divisions of every request
   std::uint8_t m_partition;  // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;

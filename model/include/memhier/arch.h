@@ -10,7 +10,7 @@
 
 namespace memhier {
 
-enum class Replacement { lru, fifo, random };
+enum class Replacement { lru, plru };  // plru: a binary tree of bits a set (the L1 only)
 
 struct ComputeCapability {
   int major = 0;
@@ -58,7 +58,10 @@ struct UnifiedL1Spec {
 struct L1Spec {
   std::uint64_t line = 0;
   std::uint64_t sector = 0;
-  int sets = 0;  // ways = capacity left by the carveout / (sets x line)
+  // One of the two is set: `sets` (the ways follow the capacity the carveout leaves: capacity / (sets x line)) or
+  // `ways` (the sets follow it: capacity / (ways x line)).
+  int sets = 0;
+  int ways = 0;
   Replacement replacement = Replacement::lru;
   double latency_cycles = 0;
   double bandwidth_bytes_per_clock = 0;  // per SM

@@ -24,7 +24,7 @@ enum class FieldKind {
   cycles,           // plain number of SM cycles (key ends in _cycles)
   number,           // plain number without a unit
   duration,         // "2.5us"
-  replacement,      // lru | fifo | random
+  replacement,      // lru | plru
 };
 
 using FieldRef = std::variant<std::string*, ComputeCapability*, int*, std::uint64_t*, std::vector<std::uint64_t>*,
