@@ -241,7 +241,6 @@ TEST_CASE("sectored cache: tree PLRU picks the way its bits lead to, which need 
 }
 
 TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new one") {
-  const CacheGeometry g{128, 32, 4, 64};  // an L1's shape: 4 sets, 64 ways
   // The slots a fresh cache gives lines 1000.., and which line it evicts first once full.
   auto fill = [](SectoredCache& c, std::uint64_t lines) {
     std::vector<std::uint32_t> slots;
@@ -252,22 +251,31 @@ TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new o
     }
     return slots;
   };
-  SectoredCache fresh(g);
-  const std::vector<std::uint32_t> expected = fill(fresh, 256);
-  for (const std::uint64_t used : {3, 40, 200, 256}) {  // under and over a quarter of the slots, and all of them
-    CAPTURE(used);
-    SectoredCache c(g);
-    SectoredCache::Evicted ev;
-    for (std::uint64_t line = 0; line < used; ++line) c.insert(line * 7 + 1, L2Property::normal, ev);
-    c.touch(c.find(1));
-    c.reset();
-    for (std::uint64_t line = 0; line < used; ++line) CHECK(c.find(line * 7 + 1) == SectoredCache::kNone);
-    CHECK(fill(c, 256) == expected);  // same slots in the same order: the free chains are as new
-    // Line 5002 is in set 0 (its 2-bit digits 2, 2, 0, 2, 3, 0, 1 XOR to 0), whose least recent line is the first one
-    // filled there: 1000 (digits 0, 2, 2, 3, 3).
-    c.insert(5002, L2Property::normal, ev);
-    CHECK(ev.valid);
-    CHECK(ev.line == 1000);
+  for (const bool plru : {false, true}) {
+    CAPTURE(plru);
+    const CacheGeometry g = plru ? CacheGeometry{128, 32, 8, 32} : CacheGeometry{128, 32, 4, 64};  // 256 lines
+    SectoredCache fresh(g, plru);
+    const std::vector<std::uint32_t> expected = fill(fresh, 256);
+    SectoredCache::Evicted fresh_victim;
+    fresh.insert(5002, L2Property::normal, fresh_victim);
+    for (const std::uint64_t used : {3, 40, 200, 256}) {  // under and over a quarter of the slots, and all of them
+      CAPTURE(used);
+      SectoredCache c(g, plru);
+      SectoredCache::Evicted ev;
+      for (std::uint64_t line = 0; line < used; ++line) c.insert(line * 7 + 1, L2Property::normal, ev);
+      const std::uint32_t last = c.find((used - 1) * 7 + 1);  // the newest line: present whatever was evicted
+      REQUIRE(last != SectoredCache::kNone);
+      c.touch(last);
+      c.reset();
+      for (std::uint64_t line = 0; line < used; ++line) CHECK(c.find(line * 7 + 1) == SectoredCache::kNone);
+      CHECK(fill(c, 256) == expected);  // same slots in the same order: the free chains (and PLRU bits) are as new
+      c.insert(5002, L2Property::normal, ev);
+      CHECK(ev.valid);
+      CHECK(ev.line == fresh_victim.line);
+      // LRU: line 5002 is in set 0 (its 2-bit digits 2, 2, 0, 2, 3, 0, 1 XOR to 0), whose least recent line is the
+      // first one filled there: 1000 (digits 0, 2, 2, 3, 3).
+      if (!plru) CHECK(ev.line == 1000);
+    }
   }
 }
 

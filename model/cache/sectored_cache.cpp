@@ -18,6 +18,15 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
   if (g.sets == 0 || g.ways == 0) throw std::invalid_argument("SectoredCache: no sets or no ways");
   if (plru && (!std::has_single_bit(g.ways) || g.ways > 32))
     throw std::invalid_argument("SectoredCache: tree PLRU needs a power-of-two number of ways, at most 32");
+  if (plru) {  // way w's path from the root: each node on it points to the half w is not in (bit set: the second)
+    m_plru_path.resize(g.ways);
+    m_plru_older.resize(g.ways);
+    for (std::uint32_t w = 0; w < g.ways; ++w)
+      for (std::uint32_t child = g.ways + w; child > 1; child /= 2) {
+        m_plru_path[w] |= 1U << (child / 2);
+        if (child % 2 == 0) m_plru_older[w] |= 1U << (child / 2);
+      }
+  }
   const std::size_t lines = std::size_t{g.sets} * g.ways;
   m_slots.resize(lines);
   m_sets.resize(g.sets);
@@ -38,12 +47,13 @@ void SectoredCache::reset() {
   for (std::uint32_t t : m_taken)
     if (m_slots[t].list != kFree) index_erase(m_slots[t].line);
   for (std::uint32_t t : m_taken) {
-    const std::uint32_t set = t / m_g.ways, first = set * m_g.ways;
+    const std::uint32_t set = t % m_g.sets, way = t / m_g.sets;
     m_slots[t] = Slot{};
     m_slots[t].set = set;
-    m_slots[t].next = t == first ? kNone : t - 1;
+    m_slots[t].way = static_cast<std::uint8_t>(way);
+    m_slots[t].next = way == 0 ? kNone : t - m_g.sets;
     m_sets[set] = SetState{};
-    m_sets[set].free = first + m_g.ways - 1;
+    m_sets[set].free = (m_g.ways - 1) * m_g.sets + set;
   }
   m_taken.clear();
 }
@@ -56,9 +66,10 @@ void SectoredCache::init() {
     SetState& st = m_sets[s];
     st = SetState{};
     for (std::uint32_t w = 0; w < m_g.ways; ++w) {
-      const std::uint32_t slot = s * m_g.ways + w;
+      const std::uint32_t slot = w * m_g.sets + s;
       m_slots[slot] = Slot{};
       m_slots[slot].set = s;
+      m_slots[slot].way = static_cast<std::uint8_t>(w);
       m_slots[slot].next = st.free;
       st.free = slot;
     }
@@ -149,44 +160,24 @@ void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) 
   ++st.count[list];
 }
 
-// Node n (from 1, the root) covers ways [lo, hi); its children are 2n and 2n + 1.
+// The tree's nodes are numbered from 1 (the root); node n's children are 2n (the first half of its ways) and 2n + 1,
+// so way w is the leaf ways + w. Both walks are branch-free: the bits a touch sets and clears are tabled per way
+// (the host cannot predict which half an access falls in), and the victim's walk adds each bit to the node number.
 void SectoredCache::plru_touch(std::uint32_t set, std::uint32_t way) {
   std::uint32_t& bits = m_sets[set].tree;
-  std::uint32_t node = 1, lo = 0, hi = m_g.ways;
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (way < mid) {  // the second half is now the older
-      bits |= 1U << node;
-      node = 2 * node;
-      hi = mid;
-    } else {
-      bits &= ~(1U << node);
-      node = 2 * node + 1;
-      lo = mid;
-    }
-  }
+  bits = (bits & ~m_plru_path[way]) | m_plru_older[way];
 }
 
 std::uint32_t SectoredCache::plru_victim(std::uint32_t set) const {
   const std::uint32_t bits = m_sets[set].tree;
-  std::uint32_t node = 1, lo = 0, hi = m_g.ways;
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if ((bits >> node & 1U) != 0) {
-      node = 2 * node + 1;
-      lo = mid;
-    } else {
-      node = 2 * node;
-      hi = mid;
-    }
-  }
-  return lo;
+  std::uint32_t node = 1;
+  while (node < m_g.ways) node = 2 * node + (bits >> node & 1U);
+  return node - m_g.ways;
 }
 
 void SectoredCache::touch(std::uint32_t slot) {
   if (m_plru) {
-    const std::uint32_t set = m_slots[slot].set;
-    plru_touch(set, slot - set * m_g.ways);
+    plru_touch(m_slots[slot].set, m_slots[slot].way);
     return;
   }
   const auto list = m_slots[slot].list;
@@ -235,10 +226,8 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
     st.free = m_slots[slot].next;
     m_slots[slot].next = kNone;
     m_taken.push_back(slot);
-  } else if (m_plru) {
-    slot = set * m_g.ways + plru_victim(set);
   } else {
-    slot = st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
+    slot = next_slot(set);
   }
   if (m_slots[slot].list != kFree) evict(slot, out);
   index_insert(h, slot);
@@ -247,7 +236,7 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
   s.valid = s.dirty = 0;
   if (m_plru) {  // no lists: the tree orders the set (a persisting line is a normal one here)
     s.list = kNormal;
-    if (property != L2Property::streaming) plru_touch(set, slot - set * m_g.ways);
+    if (property != L2Property::streaming) plru_touch(set, s.way);
     return slot;
   }
   if (persist) push_front(set, slot, kPersist);

@@ -57,6 +57,14 @@ void SmFront::for_lines(F&& f) {
   }
 }
 
+void SmFront::prefetch_l1_lines(std::uint32_t lines) {
+  // A request of 1 to 4 lines (coalesced) gains nothing; a gather of 28 random lines waits on a host miss at each.
+  constexpr std::uint32_t kMinLines = 5;
+  if (lines < kMinLines) return;
+  for_lines([&](std::uint64_t line, std::uint32_t) { m_l1.prefetch_slot(line); });
+  for_lines([&](std::uint64_t line, std::uint32_t) { m_l1.prefetch_victim(line); });
+}
+
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
   SimCounters& c = counters;
   m_cycle = cycle;
@@ -163,8 +171,8 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   if (a.empty()) return;  // a record with no active lane (sources built through the library API may have one)
   // kLineBytes: simulate() refuses other line sizes, and a constant divides by a shift.
   const std::uint64_t first = a.front() / kLineBytes, last = a.back() / kLineBytes;
-  m_l1.prefetch(first);
-  if (last != first) m_l1.prefetch(last);
+  m_l1.prefetch_slot(first);
+  if (last != first) m_l1.prefetch_slot(last);
 }
 
 BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a) {
@@ -244,6 +252,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       (local ? c.local_st_requests : c.global_st_requests) += 1;
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       const bool gapless = (layout & kLayoutGapless) != 0;
+      if (m_spec.l1_enabled && r.hint != CacheHint::cg) prefetch_l1_lines(lines);
       for_lines([&](std::uint64_t line, std::uint32_t mask) {
         // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
         // allocated (not for .cg, which caches in L2 only) or refreshed, and a sector becomes readable only where
@@ -286,6 +295,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   }
   const L2Property l1_property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
   c.l1_sector_lookups += sectors;
+  prefetch_l1_lines(lines);
   std::uint32_t missed = 0;  // lines
   for_lines([&](std::uint64_t line, std::uint32_t mask) {
     const std::uint32_t slot = l1_line(line, l1_property);

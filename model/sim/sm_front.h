@@ -74,6 +74,9 @@ class SmFront {
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words = 0);
   template <typename F>
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
+  // For a request of more than a few lines: the L1 memory each line's access will read, asked of the host in two
+  // passes over the lines before the accesses (SectoredCache::prefetch_slot, prefetch_victim).
+  void prefetch_l1_lines(std::uint32_t lines);
 
   RequestLists& m_lists;
   std::vector<L2Request>* m_out = nullptr;  // the current wave's list
