@@ -1,6 +1,7 @@
 // A floor to compare the simulator's speed with: a lean tag-exact simulation of the same caches on the benchmark
 // traces of bench_sim.cpp, timed on this host. Per distinct cache line of each warp memory instruction, one lookup in
-// its SM's L1 (the arch's sets, LRU over the ways the launch's carveout leaves: a hash index and a list per set) and,
+// its SM's L1 (the arch's shape over the capacity the launch's carveout leaves: the H100's 16-way tree PLRU sets, or
+// LRU over the ways of a fixed number of sets; a hash index, and tree bits or a list per set) and,
 // on a miss, one lookup in a 16-way LRU set of the L2 (the arch's whole L2 as one cache, sets placed by a hash).
 // Nothing else: no coalescing (lines are found before timing), warp scheduling, sectors, stores' write-through,
 // partitions, slices, DRAM, request ordering or counters. Blocks go to SMs round-robin. It is not a proven lower bound
@@ -31,28 +32,53 @@ namespace fs = std::filesystem;
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
 constexpr std::uint32_t kL2Ways = 16;
 
-// One SM's L1: `sets` sets of `ways` LRU ways; a line's set is line modulo sets (a power of two). A hash index (linear
-// probing, backward-shift deletion) finds a line's way; a doubly linked list per set orders the ways by last use.
+// One SM's L1: `sets` sets of `ways` ways; a line's set is line modulo sets (a mask when a power of two). A hash
+// index (linear probing, backward-shift deletion) finds a line's way. LRU: a doubly linked list per set orders the ways
+// by last use. PLRU (`ways` a power of two up to 32): a tree of bits per set, each touch pointing the bits on its way's
+// path to the other half (tabled per way), the victim the way they lead to.
 class FloorL1 {
  public:
-  FloorL1(std::uint32_t sets, std::uint32_t ways)
-      : m_sets(sets), m_ways(ways), m_slots(std::size_t{sets} * ways), m_lists(sets),
+  FloorL1(std::uint32_t sets, std::uint32_t ways, bool plru)
+      : m_sets(sets), m_ways(ways), m_plru(plru), m_pow2(std::has_single_bit(sets)),
+        m_slots(std::size_t{sets} * ways), m_lists(sets),
         m_index(std::bit_ceil(std::size_t{sets} * ways * 2), kNone), m_mask(m_index.size() - 1),
-        m_shift(64U - static_cast<unsigned>(std::countr_zero(m_index.size()))) {}
+        m_shift(64U - static_cast<unsigned>(std::countr_zero(m_index.size()))) {
+    if (plru && (!std::has_single_bit(ways) || ways > 32)) throw std::runtime_error("bench_floor: PLRU needs 2^k ways");
+    m_path.resize(ways);
+    m_older.resize(ways);
+    for (std::uint32_t w = 0; w < ways && plru; ++w)
+      for (std::uint32_t child = ways + w; child > 1; child /= 2) {
+        m_path[w] |= 1U << (child / 2);
+        if (child % 2 == 0) m_older[w] |= 1U << (child / 2);
+      }
+    if (plru)
+      for (List& l : m_lists) l.head = 0;
+  }
 
   bool access(std::uint64_t line) {
-    const auto set = static_cast<std::uint32_t>(line & (m_sets - 1));
+    const auto set = static_cast<std::uint32_t>(m_pow2 ? line & (m_sets - 1) : line % m_sets);
     std::size_t i = hash(line);
     for (; m_index[i] != kNone; i = (i + 1) & m_mask)
       if (m_slots[m_index[i]].line == line) {
-        unlink(m_index[i], set);
-        push_front(m_index[i], set);
+        if (m_plru) {
+          touch(set, m_index[i] - set * m_ways);
+        } else {
+          unlink(m_index[i], set);
+          push_front(m_index[i], set);
+        }
         return true;
       }
     List& l = m_lists[set];
     std::uint32_t slot = 0;
     if (l.used < m_ways) {
       slot = set * m_ways + l.used++;
+    } else if (m_plru) {
+      std::uint32_t node = 1;
+      while (node < m_ways) node = 2 * node + (l.head >> node & 1U);  // PLRU: head holds the tree bits
+      slot = set * m_ways + node - m_ways;
+      erase(m_slots[slot].line);
+      i = hash(line);
+      while (m_index[i] != kNone) i = (i + 1) & m_mask;
     } else {
       slot = l.tail;
       unlink(slot, set);
@@ -62,7 +88,8 @@ class FloorL1 {
     }
     m_slots[slot].line = line;
     m_index[i] = slot;
-    push_front(slot, set);
+    if (m_plru) touch(set, slot - set * m_ways);
+    else push_front(slot, set);
     return false;
   }
 
@@ -72,8 +99,12 @@ class FloorL1 {
     std::uint32_t prev = kNone, next = kNone;
   };
   struct List {
-    std::uint32_t head = kNone, tail = kNone, used = 0;
+    std::uint32_t head = kNone, tail = kNone, used = 0;  // PLRU: head holds the tree bits (node n: bit n)
   };
+  void touch(std::uint32_t set, std::uint32_t way) {
+    std::uint32_t& bits = m_lists[set].head;
+    bits = (bits & ~m_path[way]) | m_older[way];
+  }
   [[nodiscard]] std::size_t hash(std::uint64_t line) const {
     return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> m_shift);  // the product's top bits
   }
@@ -106,6 +137,8 @@ class FloorL1 {
   }
 
   std::uint32_t m_sets, m_ways;
+  bool m_plru, m_pow2;
+  std::vector<std::uint32_t> m_path, m_older;  // PLRU, per way: the tree bits on its path, those a touch sets
   std::vector<Slot> m_slots;
   std::vector<List> m_lists;
   std::vector<std::uint32_t> m_index;
@@ -153,6 +186,7 @@ struct FloorTrace {
   std::vector<std::uint32_t> sm;     // record r's SM
   std::uint64_t warp_memory_instructions = 0;
   std::uint32_t sms = 0, l1_sets = 0, l1_ways = 0, l2_sets = 0;
+  bool l1_plru = false;
 };
 
 FloorTrace floor_trace(const std::string& example, const std::vector<ParamOverride>& sets) {
@@ -168,10 +202,14 @@ FloorTrace floor_trace(const std::string& example, const std::vector<ParamOverri
   res.dynamic_shared_bytes = k.dynamic_shared_bytes;
   const Occupancy occ = compute_occupancy(arch, res);
   t.sms = static_cast<std::uint32_t>(arch.sm.count);
-  t.l1_sets = static_cast<std::uint32_t>(arch.l1.sets);
-  t.l1_ways = static_cast<std::uint32_t>(occ.l1_capacity / (arch.l1.line * static_cast<std::uint64_t>(arch.l1.sets)));
+  // As simulate() shapes it: the arch's ways (sets following the capacity) or its sets (ways following it).
+  const std::uint64_t l1_lines = occ.l1_capacity / arch.l1.line;
+  const auto fixed = static_cast<std::uint64_t>(arch.l1.ways > 0 ? arch.l1.ways : arch.l1.sets);
+  t.l1_sets = static_cast<std::uint32_t>(arch.l1.ways > 0 ? l1_lines / fixed : fixed);
+  t.l1_ways = static_cast<std::uint32_t>(arch.l1.ways > 0 ? fixed : l1_lines / fixed);
+  t.l1_plru = arch.l1.replacement == Replacement::plru;
   t.l2_sets = static_cast<std::uint32_t>(arch.l2.size / arch.l2.line / kL2Ways);  // the H100's: 16 ways
-  if (!std::has_single_bit(t.l1_sets)) throw std::runtime_error("bench_floor: the L1's sets must be a power of two");
+  if (t.l1_sets == 0 || t.l1_ways == 0) throw std::runtime_error("bench_floor: the launch leaves no L1");
   BlockTrace b;
   std::vector<std::uint64_t> found;
   for (std::uint64_t block = 0; src->next_block(b); ++block)
@@ -225,7 +263,7 @@ void run_floor(benchmark::State& state, const FloorTrace& t) {
     run_touch(state, t);
   } else {
     for (auto _ : state) {
-      std::vector<FloorL1> l1(t.sms, FloorL1(t.l1_sets, t.l1_ways));
+      std::vector<FloorL1> l1(t.sms, FloorL1(t.l1_sets, t.l1_ways, t.l1_plru));
       FloorL2 l2(t.l2_sets);
       l1_hits = l2_hits = 0;
       for (std::size_t r = 0; r + 1 < t.begin.size(); ++r) {
