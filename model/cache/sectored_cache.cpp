@@ -216,10 +216,11 @@ std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evi
 std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2Property property, Evicted& out) {
   out = {};
   const std::uint32_t set = set_of(line);
+  if (m_plru) return insert_plru(line, h, set, property, out);
   SetState& st = m_sets[set];
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   std::uint32_t slot = kNone;
-  if (!m_plru && persist && st.count[kPersist] >= m_persisting_ways) {
+  if (persist && st.count[kPersist] >= m_persisting_ways) {
     slot = st.tail[kPersist];  // the set-aside is full: replace the oldest persisting line
   } else if (st.free != kNone) {
     slot = st.free;
@@ -234,14 +235,32 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
   Slot& s = m_slots[slot];
   s.line = line;
   s.valid = s.dirty = 0;
-  if (m_plru) {  // no lists: the tree orders the set (a persisting line is a normal one here)
-    s.list = kNormal;
-    if (property != L2Property::streaming) plru_touch(set, s.way);
-    return slot;
-  }
   if (persist) push_front(set, slot, kPersist);
   else if (property == L2Property::streaming) push_back(set, slot, kNormal);  // first to go
   else push_front(set, slot, kNormal);
+  return slot;
+}
+
+// No lists: the tree orders the set, and a persisting line is a normal one. A set's ways fill from the last down, as
+// the free chains run (so a reset cache fills as a new one), counted instead of followed: the slot taken is known
+// without reading it, and only an eviction reads the slot (for the line whose index entry it erases).
+std::uint32_t SectoredCache::insert_plru(std::uint64_t line, std::uint64_t h, std::uint32_t set, L2Property property,
+                                         Evicted& out) {
+  SetState& st = m_sets[set];
+  std::uint32_t slot = 0;
+  if (st.count[kNormal] < m_g.ways) {
+    slot = (m_g.ways - 1 - st.count[kNormal]++) * m_g.sets + set;
+    m_taken.push_back(slot);
+  } else {
+    slot = plru_victim(set) * m_g.sets + set;
+    evict(slot, out);
+  }
+  index_insert(h, slot);
+  Slot& s = m_slots[slot];
+  s.line = line;
+  s.valid = s.dirty = 0;
+  s.list = kNormal;
+  if (property != L2Property::streaming) plru_touch(set, s.way);
   return slot;
 }
 

@@ -107,17 +107,20 @@ class SectoredCache {
   struct SetState {
     std::uint32_t head[2] = {kNone, kNone};  // most recently used
     std::uint32_t tail[2] = {kNone, kNone};  // least recently used
-    std::uint32_t count[2] = {0, 0};
+    std::uint32_t count[2] = {0, 0};  // lines in each list; PLRU: count[kNormal] is the ways filled
     std::uint32_t free = kNone;  // free slots chained through next
     std::uint32_t tree = 0;      // PLRU: bit n set when node n's older half is its second
   };
   void plru_touch(std::uint32_t set, std::uint32_t way);
   [[nodiscard]] std::uint32_t plru_victim(std::uint32_t set) const;
-  // The slot a normal line entering `set` takes: a free one, else the victim (PLRU's, or the LRU normal line).
+  // The slot a normal line entering `set` takes: a free one, else the victim (PLRU's, or the least recent line).
   [[nodiscard]] std::uint32_t next_slot(std::uint32_t set) const {
     const SetState& st = m_sets[set];
+    if (m_plru) {  // the ways fill from the last down (insert_plru)
+      const std::uint32_t filled = st.count[kNormal];
+      return (filled < m_g.ways ? m_g.ways - 1 - filled : plru_victim(set)) * m_g.sets + set;
+    }
     if (st.free != kNone) return st.free;
-    if (m_plru) return plru_victim(set) * m_g.sets + set;
     return st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
   }
 
@@ -128,6 +131,8 @@ class SectoredCache {
   void evict(std::uint32_t slot, Evicted& out);
   // Takes a slot for `line` (absent from the index), evicting its set's victim if it must, and indexes it.
   std::uint32_t insert_new(std::uint64_t line, std::uint64_t h, L2Property property, Evicted& out);
+  std::uint32_t insert_plru(std::uint64_t line, std::uint64_t h, std::uint32_t set, L2Property property,
+                            Evicted& out);
 
   // The index: buckets of 8 entries, a host cache line each (8 tags, 8 slots; tag 0: free). A line's entry sits in its
   // home bucket or, when that is full, in the next with room; each bucket counts the entries that passed it on the
