@@ -117,7 +117,8 @@ void check_caches(const Arch& a, const Checker& c) {
   c.power_of_two(l2.sector, "l2.sector");
   c.require(l2.sector <= l2.line, "l2.sector", "cannot exceed l2.line");
   c.positive(l2.associativity, "l2.associativity");
-  c.require(l2.replacement == Replacement::lru, "l2.replacement", "the L2 model is LRU (plru is modelled for the L1 only)");
+  c.require(l2.replacement == Replacement::lru, "l2.replacement",
+            "the L2 model is LRU (plru is modelled for the L1 only)");
   c.positive(l2.slices, "l2.slices");
   c.require(l2.partitions > 0 && l2.slices % l2.partitions == 0, "l2.partitions",
             "must be positive and divide l2.slices");

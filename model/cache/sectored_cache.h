@@ -171,8 +171,9 @@ class SectoredCache {
   std::vector<std::uint32_t> m_passed;  // per bucket: entries placed past it
   std::size_t m_bucket_mask = 0;
   std::uint32_t m_persisting_ways = 0;
-  // Slots taken off the free chains since the last reset. init() chains each set's slots from its last way down
-  // (way w's slot links to way w - 1's) and only reset() puts slots back, so the taken ones are the top of their sets' chains.
+  // Slots taken since the last reset. init() chains each set's slots from its last way down (way w's slot links to
+  // way w - 1's; PLRU counts the ways filled instead, in the same order) and only reset() puts slots back, so the
+  // taken ones are the top of their sets' chains.
   std::vector<std::uint32_t> m_taken;
 };
 
