@@ -23,6 +23,7 @@
 #include "memhier/kernel_desc.h"
 #include "memhier/occupancy.h"
 #include "memhier/trace.h"
+#include "../model/cache/plru_tree.h"
 
 namespace {
 
@@ -34,8 +35,7 @@ constexpr std::uint32_t kL2Ways = 16;
 
 // One SM's L1: `sets` sets of `ways` ways; a line's set is line modulo sets (a mask when a power of two). A hash
 // index (linear probing, backward-shift deletion) finds a line's way. LRU: a doubly linked list per set orders the ways
-// by last use. PLRU (`ways` a power of two up to 32): a tree of bits per set, each touch pointing the bits on its way's
-// path to the other half (tabled per way), the victim the way they lead to.
+// by last use. PLRU (`ways` a power of two up to 32): the simulator's tree of bits per set (PlruTree).
 class FloorL1 {
  public:
   FloorL1(std::uint32_t sets, std::uint32_t ways, bool plru)
@@ -43,16 +43,10 @@ class FloorL1 {
         m_slots(std::size_t{sets} * ways), m_lists(sets),
         m_index(std::bit_ceil(std::size_t{sets} * ways * 2), kNone), m_mask(m_index.size() - 1),
         m_shift(64U - static_cast<unsigned>(std::countr_zero(m_index.size()))) {
-    if (plru && (!std::has_single_bit(ways) || ways > 32)) throw std::runtime_error("bench_floor: PLRU needs 2^k ways");
-    m_path.resize(ways);
-    m_older.resize(ways);
-    for (std::uint32_t w = 0; w < ways && plru; ++w)
-      for (std::uint32_t child = ways + w; child > 1; child /= 2) {
-        m_path[w] |= 1U << (child / 2);
-        if (child % 2 == 0) m_older[w] |= 1U << (child / 2);
-      }
-    if (plru)
+    if (plru) {
+      m_tree = PlruTree(ways);
       for (List& l : m_lists) l.head = 0;
+    }
   }
 
   bool access(std::uint64_t line) {
@@ -73,9 +67,7 @@ class FloorL1 {
     if (l.used < m_ways) {
       slot = set * m_ways + l.used++;
     } else if (m_plru) {
-      std::uint32_t node = 1;
-      while (node < m_ways) node = 2 * node + (l.head >> node & 1U);  // PLRU: head holds the tree bits
-      slot = set * m_ways + node - m_ways;
+      slot = set * m_ways + m_tree.victim(l.head);  // PLRU: head holds the tree bits
       erase(m_slots[slot].line);
       i = hash(line);
       while (m_index[i] != kNone) i = (i + 1) & m_mask;
@@ -102,8 +94,7 @@ class FloorL1 {
     std::uint32_t head = kNone, tail = kNone, used = 0;  // PLRU: head holds the tree bits (node n: bit n)
   };
   void touch(std::uint32_t set, std::uint32_t way) {
-    std::uint32_t& bits = m_lists[set].head;
-    bits = (bits & ~m_path[way]) | m_older[way];
+    m_lists[set].head = m_tree.touched(m_lists[set].head, way);
   }
   [[nodiscard]] std::size_t hash(std::uint64_t line) const {
     return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> m_shift);  // the product's top bits
@@ -138,7 +129,7 @@ class FloorL1 {
 
   std::uint32_t m_sets, m_ways;
   bool m_plru, m_pow2;
-  std::vector<std::uint32_t> m_path, m_older;  // PLRU, per way: the tree bits on its path, those a touch sets
+  PlruTree m_tree;  // PLRU
   std::vector<Slot> m_slots;
   std::vector<List> m_lists;
   std::vector<std::uint32_t> m_index;

@@ -16,17 +16,7 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
       m_set_bits(static_cast<unsigned>(std::countr_zero(g.sets))),
       m_set_count(std::max<std::uint32_t>(g.sets, 1)) {
   if (g.sets == 0 || g.ways == 0) throw std::invalid_argument("SectoredCache: no sets or no ways");
-  if (plru && (!std::has_single_bit(g.ways) || g.ways > 32))
-    throw std::invalid_argument("SectoredCache: tree PLRU needs a power-of-two number of ways, at most 32");
-  if (plru) {  // way w's path from the root: each node on it points to the half w is not in (bit set: the second)
-    m_plru_path.resize(g.ways);
-    m_plru_older.resize(g.ways);
-    for (std::uint32_t w = 0; w < g.ways; ++w)
-      for (std::uint32_t child = g.ways + w; child > 1; child /= 2) {
-        m_plru_path[w] |= 1U << (child / 2);
-        if (child % 2 == 0) m_plru_older[w] |= 1U << (child / 2);
-      }
-  }
+  if (plru) m_tree = PlruTree(g.ways);  // throws for a shape it cannot model
   const std::size_t lines = std::size_t{g.sets} * g.ways;
   m_slots.resize(lines);
   m_sets.resize(g.sets);
@@ -160,20 +150,11 @@ void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) 
   ++st.count[list];
 }
 
-// The tree's nodes are numbered from 1 (the root); node n's children are 2n (the first half of its ways) and 2n + 1,
-// so way w is the leaf ways + w. Both walks are branch-free: the bits a touch sets and clears are tabled per way
-// (the host cannot predict which half an access falls in), and the victim's walk adds each bit to the node number.
 void SectoredCache::plru_touch(std::uint32_t set, std::uint32_t way) {
-  std::uint32_t& bits = m_sets[set].tree;
-  bits = (bits & ~m_plru_path[way]) | m_plru_older[way];
+  m_sets[set].tree = m_tree.touched(m_sets[set].tree, way);
 }
 
-std::uint32_t SectoredCache::plru_victim(std::uint32_t set) const {
-  const std::uint32_t bits = m_sets[set].tree;
-  std::uint32_t node = 1;
-  while (node < m_g.ways) node = 2 * node + (bits >> node & 1U);
-  return node - m_g.ways;
-}
+std::uint32_t SectoredCache::plru_victim(std::uint32_t set) const { return m_tree.victim(m_sets[set].tree); }
 
 void SectoredCache::touch(std::uint32_t slot) {
   if (m_plru) {

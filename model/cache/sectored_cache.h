@@ -18,6 +18,7 @@
 
 #include "memhier/trace.h"
 #include "placement.h"
+#include "plru_tree.h"
 
 namespace memhier {
 
@@ -50,14 +51,16 @@ class SectoredCache {
   void prefetch(std::uint64_t line) const { __builtin_prefetch(&m_buckets[home(hash(line))]); }
   // Hints for a request of many lines, each a pass over all of them before the accesses, so that the host fetches
   // their memory at once instead of one miss after another (a gather's lines fall in random sets): prefetch_slot()
-  // the index bucket and the slot `line` would take if absent (a free way or its set's victim), then
-  // prefetch_victim() the bucket of the line held there (the index entry an eviction erases).
-  void prefetch_slot(std::uint64_t line) const {
+  // the index bucket and the slot `line` would take if absent (a free way or its set's victim), returning that slot;
+  // then prefetch_victim(slot) the bucket of the line held there (the index entry an eviction erases).
+  std::uint32_t prefetch_slot(std::uint64_t line) const {
     __builtin_prefetch(&m_buckets[home(hash(line))]);
-    __builtin_prefetch(&m_slots[next_slot(set_of(line))]);
+    const std::uint32_t slot = next_slot(set_of(line));
+    __builtin_prefetch(&m_slots[slot]);
+    return slot;
   }
-  void prefetch_victim(std::uint64_t line) const {
-    const Slot& s = m_slots[next_slot(set_of(line))];
+  void prefetch_victim(std::uint32_t slot) const {
+    const Slot& s = m_slots[slot];
     if (s.list != kFree) __builtin_prefetch(&m_buckets[home(hash(s.line))]);
   }
   // Marks the slot most recently used.
@@ -158,13 +161,14 @@ class SectoredCache {
 
   CacheGeometry m_g;
   bool m_plru = false;
-  std::vector<std::uint32_t> m_plru_path, m_plru_older;  // per way: the tree bits on its path, those set by a touch
+  PlruTree m_tree;  // PLRU: the tables of the sets' trees
   bool m_pow2_sets = false;
   unsigned m_set_bits = 0;  // log2(sets) when a power of two
   Divisor m_set_count;      // place_in_sets() otherwise
   // Way w of set s is slot w x sets + s: lines that take the sets in turn (a stream) take slots in order, which
   // the host fetches ahead; numbered set by set, a stream jumps by `ways` slots at each line and the host waits on
-  // every one (the PLRU L1's copy spent 12% of its time in insert_new that way, 7% this way; LRU 3%).
+  // every one (perf on a copy with the PLRU L1: 12% of the time inserting that way, 7% this way, 4% with the ways
+  // filled by count, insert_plru; the LRU L1 3%).
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
   std::vector<Bucket> m_buckets;

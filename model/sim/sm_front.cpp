@@ -1,6 +1,8 @@
 #include "sm_front.h"
 
 #include <algorithm>
+#include <array>
+#include <tuple>
 
 #include "../cache/set_cache.h"
 
@@ -58,11 +60,14 @@ void SmFront::for_lines(F&& f) {
 }
 
 void SmFront::prefetch_l1_lines(std::uint32_t lines) {
-  // A request of 1 to 4 lines (coalesced) gains nothing; a gather of 28 random lines waits on a host miss at each.
+  // A gather of 28 random lines would wait on a host miss at each. A coalesced request of 1 to 4 lines is hinted a
+  // record ahead (prefetch()): passes over every request made a copy 5% and transpose_tiled 24% slower (perf stat).
   constexpr std::uint32_t kMinLines = 5;
   if (lines < kMinLines) return;
-  for_lines([&](std::uint64_t line, std::uint32_t) { m_l1.prefetch_slot(line); });
-  for_lines([&](std::uint64_t line, std::uint32_t) { m_l1.prefetch_victim(line); });
+  std::array<std::uint32_t, std::tuple_size_v<decltype(m_sectors.sector)>> slots;  // a line has at least one sector
+  std::size_t n = 0;
+  for_lines([&](std::uint64_t line, std::uint32_t) { slots[n++] = m_l1.prefetch_slot(line); });
+  for (std::size_t i = 0; i < n; ++i) m_l1.prefetch_victim(slots[i]);
 }
 
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
