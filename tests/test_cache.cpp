@@ -240,6 +240,63 @@ TEST_CASE("sectored cache: tree PLRU picks the way its bits lead to, which need 
   CHECK_THROWS_AS(SectoredCache({128, 32, 4, 64}, true), std::invalid_argument);  // more than the 32-bit tree holds
 }
 
+TEST_CASE("sectored cache: tree PLRU keeps the victims of a plain tree model over a long random run") {
+  // The model: per set, the line in each way, the ways filled (from the last down) and the tree's bits, walked from
+  // the root node by node. Lines alike in their low 32 bits (the cache compares those first) must be told apart: with
+  // one set they meet in it. Streaming lines enter without moving the bits.
+  for (const auto& [sets, ways] : {std::pair{1U, 2U}, {1U, 16U}, {3U, 4U}, {3U, 16U}, {3U, 32U}}) {
+    CAPTURE(sets);
+    CAPTURE(ways);
+    const CacheGeometry g{128, 32, sets, ways};
+    SectoredCache c(g, true);
+    struct Set {
+      std::vector<std::uint64_t> line;
+      std::uint32_t filled = 0, bits = 0;
+    };
+    std::vector<Set> model(sets, Set{std::vector<std::uint64_t>(ways), 0, 0});
+    auto touch = [&](Set& m, std::uint32_t way) {
+      for (std::uint32_t node = ways + way; node > 1; node /= 2) {  // the parent's older half: the other child's
+        const std::uint32_t parent = node / 2, bit = 1U << parent;
+        m.bits = node % 2 == 0 ? (m.bits | bit) : (m.bits & ~bit);
+      }
+    };
+    std::mt19937_64 rng(ways);
+    const std::uint64_t distinct = 2 * sets * ways;  // two lines a way: hits and evictions both common
+    for (int step = 0; step < 100000; ++step) {
+      CAPTURE(step);
+      const std::uint64_t r = rng() % distinct;
+      const std::uint64_t line = (r / 2) | (r % 2) << 33U;  // pairs alike in their low 32 bits
+      const auto property = rng() % 4 == 0 ? L2Property::streaming : L2Property::normal;
+      Set& m = model[c.set_of(line)];
+      const auto at = std::find(m.line.begin() + (ways - m.filled), m.line.end(), line);
+      std::uint64_t victim = ~std::uint64_t{0};
+      std::uint32_t way = 0;
+      if (at != m.line.end()) {
+        way = static_cast<std::uint32_t>(at - m.line.begin());
+        touch(m, way);
+      } else {
+        if (m.filled < ways) {
+          way = ways - 1 - m.filled++;
+        } else {
+          std::uint32_t node = 1;
+          while (node < ways) node = 2 * node + (m.bits >> node & 1U);
+          way = node - ways;
+          victim = m.line[way];
+        }
+        m.line[way] = line;
+        if (property != L2Property::streaming) touch(m, way);
+      }
+      SectoredCache::Evicted ev;
+      const std::uint32_t slot = c.access(line, property, ev);
+      REQUIRE(ev.valid == (victim != ~std::uint64_t{0}));
+      if (ev.valid) REQUIRE(ev.line == victim);
+      REQUIRE(c.find(line) == slot);
+      if (ev.valid) REQUIRE(c.find(victim) == SectoredCache::kNone);
+      for (std::uint32_t w = ways - m.filled; w < ways; ++w) REQUIRE(c.find(m.line[w]) != SectoredCache::kNone);
+    }
+  }
+}
+
 TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new one") {
   // The slots a fresh cache gives lines 1000.., and which line it evicts first once full.
   auto fill = [](SectoredCache& c, std::uint64_t lines) {

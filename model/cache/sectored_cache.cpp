@@ -16,8 +16,15 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
       m_set_bits(static_cast<unsigned>(std::countr_zero(g.sets))),
       m_set_count(std::max<std::uint32_t>(g.sets, 1)) {
   if (g.sets == 0 || g.ways == 0) throw std::invalid_argument("SectoredCache: no sets or no ways");
-  if (plru) m_tree = PlruTree(g.ways);  // throws for a shape it cannot model
   const std::size_t lines = std::size_t{g.sets} * g.ways;
+  if (plru) {
+    m_tree = PlruTree(g.ways);  // throws for a shape it cannot model
+    m_way_bits = static_cast<unsigned>(std::countr_zero(g.ways));
+    m_tags.resize(lines);
+    m_lines.resize(lines);
+    m_plru_sets.resize(g.sets);
+    return;
+  }
   m_slots.resize(lines);
   m_sets.resize(g.sets);
   std::size_t buckets = 2;
@@ -29,6 +36,10 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
 }
 
 void SectoredCache::reset() {
+  if (m_plru) {  // the ways in use are the counted ones: nothing else to clear
+    std::fill(m_plru_sets.begin(), m_plru_sets.end(), PlruSet{});
+    return;
+  }
   if (m_taken.size() * 4 > m_slots.size()) {  // most of the cache was used: start over
     init();
     return;
@@ -40,7 +51,6 @@ void SectoredCache::reset() {
     const std::uint32_t set = t % m_g.sets, way = t / m_g.sets;
     m_slots[t] = Slot{};
     m_slots[t].set = set;
-    m_slots[t].way = static_cast<std::uint8_t>(way);
     m_slots[t].next = way == 0 ? kNone : t - m_g.sets;
     m_sets[set] = SetState{};
     m_sets[set].free = (m_g.ways - 1) * m_g.sets + set;
@@ -59,7 +69,6 @@ void SectoredCache::init() {
       const std::uint32_t slot = w * m_g.sets + s;
       m_slots[slot] = Slot{};
       m_slots[slot].set = s;
-      m_slots[slot].way = static_cast<std::uint8_t>(w);
       m_slots[slot].next = st.free;
       st.free = slot;
     }
@@ -114,6 +123,7 @@ void SectoredCache::index_erase(std::uint64_t line) {
 }
 
 std::uint32_t SectoredCache::find(std::uint64_t line) const {
+  if (m_plru) return plru_find(line, set_of(line));
   const Place p = locate(line, hash(line));
   return p.entry == kBucketEntries ? kNone : m_buckets[p.bucket].slot[p.entry];
 }
@@ -150,15 +160,9 @@ void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) 
   ++st.count[list];
 }
 
-void SectoredCache::plru_touch(std::uint32_t set, std::uint32_t way) {
-  m_sets[set].tree = m_tree.touched(m_sets[set].tree, way);
-}
-
-std::uint32_t SectoredCache::plru_victim(std::uint32_t set) const { return m_tree.victim(m_sets[set].tree); }
-
 void SectoredCache::touch(std::uint32_t slot) {
   if (m_plru) {
-    plru_touch(m_slots[slot].set, m_slots[slot].way);
+    plru_touch(slot);
     return;
   }
   const auto list = m_slots[slot].list;
@@ -172,16 +176,25 @@ void SectoredCache::evict(std::uint32_t slot, Evicted& out) {
   Slot& s = m_slots[slot];
   out = {s.line, s.dirty, true};
   index_erase(s.line);
-  if (!m_plru) unlink(slot);
+  unlink(slot);
   s.valid = s.dirty = 0;
   s.list = kFree;
 }
 
 std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evicted& out) {
+  if (m_plru) return plru_insert(line, set_of(line), property, out);
   return insert_new(line, hash(line), property, out);
 }
 
 std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evicted& out) {
+  if (m_plru) {
+    const std::uint32_t set = set_of(line);
+    const std::uint32_t slot = plru_find(line, set);
+    if (slot == kNone) return plru_insert(line, set, property, out);
+    out = {};
+    plru_touch(slot);
+    return slot;
+  }
   const std::uint64_t h = hash(line);
   const Place p = locate(line, h);
   if (p.entry != kBucketEntries) {
@@ -197,7 +210,6 @@ std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evi
 std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2Property property, Evicted& out) {
   out = {};
   const std::uint32_t set = set_of(line);
-  if (m_plru) return insert_plru(line, h, set, property, out);
   SetState& st = m_sets[set];
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   std::uint32_t slot = kNone;
@@ -222,30 +234,53 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
   return slot;
 }
 
-// No lists: the tree orders the set, and a persisting line is a normal one. A set's ways fill from the last down, as
-// the free chains run (so a reset cache fills as a new one), counted instead of followed: the slot taken is known
-// without reading it, and only an eviction reads the slot (for the line whose index entry it erases).
-std::uint32_t SectoredCache::insert_plru(std::uint64_t line, std::uint64_t h, std::uint32_t set, L2Property property,
-                                         Evicted& out) {
-  SetState& st = m_sets[set];
-  std::uint32_t slot = 0;
-  if (st.count[kNormal] < m_g.ways) {
-    slot = (m_g.ways - 1 - st.count[kNormal]++) * m_g.sets + set;
-    m_taken.push_back(slot);
-  } else {
-    slot = plru_victim(set) * m_g.sets + set;
-    evict(slot, out);
+std::uint32_t SectoredCache::plru_find(std::uint64_t line, std::uint32_t set) const {
+  const std::uint32_t first = set << m_way_bits;
+  const std::uint32_t* tags = m_tags.data() + first;
+  const auto low = static_cast<std::uint32_t>(line);
+  std::uint32_t found = 0;  // a bit per way whose tag is the line's low bits
+#if defined(__SSE2__)
+  if (m_g.ways % 4 == 0) {
+    const __m128i key = _mm_set1_epi32(static_cast<int>(low));
+    for (std::uint32_t w = 0; w < m_g.ways; w += 4) {
+      const __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + w)), key);
+      found |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(eq))) << w;
+    }
+  } else
+#endif
+  {
+    for (std::uint32_t w = 0; w < m_g.ways; ++w) found |= (tags[w] == low ? 1U : 0U) << w;
   }
-  index_insert(h, slot);
-  Slot& s = m_slots[slot];
-  s.line = line;
-  s.valid = s.dirty = 0;
-  s.list = kNormal;
-  if (property != L2Property::streaming) plru_touch(set, s.way);
+  // Only the top `filled` ways hold lines (a reset leaves the others' old tags).
+  const std::uint32_t unused = m_g.ways - m_plru_sets[set].filled;
+  found &= static_cast<std::uint32_t>(~((std::uint64_t{1} << unused) - 1U));
+  for (; found != 0; found &= found - 1) {
+    const std::uint32_t slot = first + static_cast<std::uint32_t>(std::countr_zero(found));
+    if (m_lines[slot].line == line) return slot;
+  }
+  return kNone;
+}
+
+// No lists: the tree orders the set, and a persisting line is a normal one. A set's ways fill from the last down.
+std::uint32_t SectoredCache::plru_insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out) {
+  PlruSet& st = m_plru_sets[set];
+  const std::uint32_t way = plru_next_way(set);
+  const std::uint32_t slot = (set << m_way_bits) + way;
+  PlruLine& l = m_lines[slot];
+  if (st.filled < m_g.ways) {
+    ++st.filled;
+    out = {};
+  } else {
+    out = {l.line, l.dirty, true};
+  }
+  m_tags[slot] = static_cast<std::uint32_t>(line);
+  l = {line, 0, 0};
+  if (property != L2Property::streaming) st.tree = m_tree.touched(st.tree, way);
   return slot;
 }
 
 void SectoredCache::demote_persisting() {
+  if (m_plru) return;  // no persisting lines
   for (std::uint32_t set = 0; set < m_g.sets; ++set) {
     while (m_sets[set].head[kPersist] != kNone) {  // newest first, so the oldest ends up last
       const std::uint32_t slot = m_sets[set].head[kPersist];

@@ -1,16 +1,18 @@
 #pragma once
-// A sectored set-associative cache, used for each SM's L1 (the L2 slices use SetCache, set_cache.h). Lines are found
-// through one hash index (line address -> slot), so a lookup costs the same at 448 ways (an L1 whose capacity is split
-// over 4 sets) as at 16. Replacement is LRU or tree pseudo-LRU per set:
-// - LRU: each set keeps two lists, persisting lines and the rest; persisting lines may hold at most `persisting_ways`
-//   of a set, other lines may use every way no persisting line holds.
+// A sectored set-associative cache, used for each SM's L1 (the L2 slices use SetCache, set_cache.h). Replacement is
+// LRU or tree pseudo-LRU per set:
+// - LRU: lines are found through one hash index (line address -> slot), so a lookup costs the same at 448 ways (an
+//   L1 whose capacity is split over 4 sets) as at 16. Each set keeps two lists, persisting lines and the rest;
+//   persisting lines may hold at most `persisting_ways` of a set, other lines may use every way no persisting line
+//   holds.
 // - PLRU (a power-of-two number of ways, at most 32): a binary tree of bits over the set's ways; each access points
 //   the bits on its way to the other half, and the victim is the way the bits lead to. A streaming line enters without
 //   moving them (the next victim). No persisting lines (an L1 has none). On the H100 a cyclic working set just over
 //   the L1's capacity keeps part of its hits, falling to none at about 1.3 times the capacity (one warp: 224 KiB of
 //   L1, 240 KiB read four times 31.6%, 272 KiB 6.6%, 288 KiB 0.2%; validate/results/h100-2026-11-24g), which LRU,
 //   keeping all or nothing, cannot give; 16-way tree PLRU gives the edge of 1024 threads within 0.9 points
-//   (validate/results/h100-2026-11-24e).
+//   (validate/results/h100-2026-11-24e). With so few ways a lookup compares the set's tags, one host cache line of
+//   them, and an eviction needs no index: the victim is found in the set it replaces.
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -47,19 +49,27 @@ class SectoredCache {
 
   // Slot holding `line`, or kNone.
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const;
-  // Asks the host CPU to fetch the index bucket `line` hashes to (a hint: a later find() then finds it cached).
-  void prefetch(std::uint64_t line) const { __builtin_prefetch(&m_buckets[home(hash(line))]); }
   // Hints for a request of many lines, each a pass over all of them before the accesses, so that the host fetches
   // their memory at once instead of one miss after another (a gather's lines fall in random sets): prefetch_slot()
-  // the index bucket and the slot `line` would take if absent (a free way or its set's victim), returning that slot;
-  // then prefetch_victim(slot) the bucket of the line held there (the index entry an eviction erases).
+  // what a lookup of `line` reads (LRU: its index bucket; PLRU: its set's tags) and the slot it would take if absent
+  // (a free way or its set's victim), returning that slot; then prefetch_victim(slot) what evicting the line held
+  // there reads besides (LRU: its index entry; PLRU: nothing, the victim's set is the new line's).
   std::uint32_t prefetch_slot(std::uint64_t line) const {
+    const std::uint32_t set = set_of(line);
+    if (m_plru) {
+      const std::uint32_t first = set << m_way_bits;
+      __builtin_prefetch(&m_tags[first]);
+      const std::uint32_t slot = first + plru_next_way(set);
+      __builtin_prefetch(&m_lines[slot]);
+      return slot;
+    }
     __builtin_prefetch(&m_buckets[home(hash(line))]);
-    const std::uint32_t slot = next_slot(set_of(line));
+    const std::uint32_t slot = next_slot(set);
     __builtin_prefetch(&m_slots[slot]);
     return slot;
   }
   void prefetch_victim(std::uint32_t slot) const {
+    if (m_plru) return;
     const Slot& s = m_slots[slot];
     if (s.list != kFree) __builtin_prefetch(&m_buckets[home(hash(s.line))]);
   }
@@ -69,9 +79,9 @@ class SectoredCache {
   std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
   // find() then touch() if present, else insert(), with one probe of the table.
   std::uint32_t access(std::uint64_t line, L2Property property, Evicted& out);
-  [[nodiscard]] std::uint32_t& valid(std::uint32_t slot) { return m_slots[slot].valid; }
-  [[nodiscard]] std::uint32_t& dirty(std::uint32_t slot) { return m_slots[slot].dirty; }
-  [[nodiscard]] bool persisting(std::uint32_t slot) const { return m_slots[slot].list == kPersist; }
+  [[nodiscard]] std::uint32_t& valid(std::uint32_t slot) { return m_plru ? m_lines[slot].valid : m_slots[slot].valid; }
+  [[nodiscard]] std::uint32_t& dirty(std::uint32_t slot) { return m_plru ? m_lines[slot].dirty : m_slots[slot].dirty; }
+  [[nodiscard]] bool persisting(std::uint32_t slot) const { return !m_plru && m_slots[slot].list == kPersist; }
   // Persisting lines may fill at most this many ways of a set (0: none).
   void set_persisting_ways(std::uint32_t ways) { m_persisting_ways = ways; }
   // cudaCtxResetPersistingL2Cache: every persisting line becomes normal.
@@ -105,24 +115,16 @@ class SectoredCache {
     std::uint32_t valid = 0, dirty = 0;
     std::uint32_t set = 0;  // slot % sets, kept (unlink and touch would divide on every access)
     List list = kFree;
-    std::uint8_t way = 0;   // slot / sets, for PLRU (at most 32 ways)
   };
   struct SetState {
     std::uint32_t head[2] = {kNone, kNone};  // most recently used
     std::uint32_t tail[2] = {kNone, kNone};  // least recently used
-    std::uint32_t count[2] = {0, 0};  // lines in each list; PLRU: count[kNormal] is the ways filled
+    std::uint32_t count[2] = {0, 0};  // lines in each list
     std::uint32_t free = kNone;  // free slots chained through next
-    std::uint32_t tree = 0;      // PLRU: bit n set when node n's older half is its second
   };
-  void plru_touch(std::uint32_t set, std::uint32_t way);
-  [[nodiscard]] std::uint32_t plru_victim(std::uint32_t set) const;
-  // The slot a normal line entering `set` takes: a free one, else the victim (PLRU's, or the least recent line).
+  // The slot a normal line entering `set` takes (LRU): a free one, else the least recent line.
   [[nodiscard]] std::uint32_t next_slot(std::uint32_t set) const {
     const SetState& st = m_sets[set];
-    if (m_plru) {  // the ways fill from the last down (insert_plru)
-      const std::uint32_t filled = st.count[kNormal];
-      return (filled < m_g.ways ? m_g.ways - 1 - filled : plru_victim(set)) * m_g.sets + set;
-    }
     if (st.free != kNone) return st.free;
     return st.tail[kNormal] != kNone ? st.tail[kNormal] : st.tail[kPersist];
   }
@@ -134,8 +136,29 @@ class SectoredCache {
   void evict(std::uint32_t slot, Evicted& out);
   // Takes a slot for `line` (absent from the index), evicting its set's victim if it must, and indexes it.
   std::uint32_t insert_new(std::uint64_t line, std::uint64_t h, L2Property property, Evicted& out);
-  std::uint32_t insert_plru(std::uint64_t line, std::uint64_t h, std::uint32_t set, L2Property property,
-                            Evicted& out);
+
+  // PLRU. Way w of set s is slot s x ways + w: a set's tags are one run (16 ways: 64 bytes). A set's ways fill from
+  // the last down, counted (PlruSet::filled), so the ways in use are the top `filled` ones and a reset only clears
+  // the counts and bits.
+  struct PlruSet {
+    std::uint32_t tree = 0;    // bit n set when node n's older half is its second (plru_tree.h)
+    std::uint32_t filled = 0;  // ways in use
+  };
+  struct PlruLine {
+    std::uint64_t line = 0;
+    std::uint32_t valid = 0, dirty = 0;
+  };
+  // The way a line entering `set` takes: the next free one, else the victim.
+  [[nodiscard]] std::uint32_t plru_next_way(std::uint32_t set) const {
+    const PlruSet& st = m_plru_sets[set];
+    return st.filled < m_g.ways ? m_g.ways - 1 - st.filled : m_tree.victim(st.tree);
+  }
+  [[nodiscard]] std::uint32_t plru_find(std::uint64_t line, std::uint32_t set) const;
+  std::uint32_t plru_insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out);
+  void plru_touch(std::uint32_t slot) {
+    PlruSet& st = m_plru_sets[slot >> m_way_bits];
+    st.tree = m_tree.touched(st.tree, slot & (m_g.ways - 1U));
+  }
 
   // The index: buckets of 8 entries, a host cache line each (8 tags, 8 slots; tag 0: free). A line's entry sits in its
   // home bucket or, when that is full, in the next with room; each bucket counts the entries that passed it on the
@@ -162,22 +185,25 @@ class SectoredCache {
   CacheGeometry m_g;
   bool m_plru = false;
   PlruTree m_tree;  // PLRU: the tables of the sets' trees
+  unsigned m_way_bits = 0;  // PLRU: log2(ways)
+  std::vector<std::uint32_t> m_tags;  // PLRU, per slot: the line's low 32 bits (a lookup then checks m_lines)
+  std::vector<PlruLine> m_lines;
+  std::vector<PlruSet> m_plru_sets;
   bool m_pow2_sets = false;
   unsigned m_set_bits = 0;  // log2(sets) when a power of two
   Divisor m_set_count;      // place_in_sets() otherwise
-  // Way w of set s is slot w x sets + s: lines that take the sets in turn (a stream) take slots in order, which
+  // LRU. Way w of set s is slot w x sets + s: lines that take the sets in turn (a stream) take slots in order, which
   // the host fetches ahead; numbered set by set, a stream jumps by `ways` slots at each line and the host waits on
-  // every one (perf on a copy with the PLRU L1: 12% of the time inserting that way, 7% this way, 4% with the ways
-  // filled by count, insert_plru; the LRU L1 3%).
+  // every one (perf on a copy, when the PLRU L1 kept its lines here too: 12% of the time inserting that way, 7% this
+  // way).
   std::vector<Slot> m_slots;
   std::vector<SetState> m_sets;
   std::vector<Bucket> m_buckets;
   std::vector<std::uint32_t> m_passed;  // per bucket: entries placed past it
   std::size_t m_bucket_mask = 0;
   std::uint32_t m_persisting_ways = 0;
-  // Slots taken since the last reset. init() chains each set's slots from its last way down (way w's slot links to
-  // way w - 1's; PLRU counts the ways filled instead, in the same order) and only reset() puts slots back, so the
-  // taken ones are the top of their sets' chains.
+  // LRU: slots taken since the last reset. init() chains each set's slots from its last way down (way w's slot
+  // links to way w - 1's) and only reset() puts slots back, so the taken ones are the top of their sets' chains.
   std::vector<std::uint32_t> m_taken;
 };
 
