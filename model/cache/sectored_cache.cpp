@@ -182,28 +182,30 @@ void SectoredCache::evict(std::uint32_t slot, Evicted& out) {
 }
 
 std::uint32_t SectoredCache::insert(std::uint64_t line, L2Property property, Evicted& out) {
-  if (m_plru) return plru_insert(line, set_of(line), property, out);
+  if (m_plru) return plru_insert(line, set_of(line), property, &out);
   return insert_new(line, hash(line), property, out);
 }
 
-std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evicted& out) {
+std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evicted* out) {
   if (m_plru) {
     const std::uint32_t set = set_of(line);
     const std::uint32_t slot = plru_find(line, set);
     if (slot == kNone) return plru_insert(line, set, property, out);
-    out = {};
+    if (out != nullptr) *out = {};
     plru_touch(slot);
     return slot;
   }
+  Evicted ignored;
+  Evicted& victim = out != nullptr ? *out : ignored;
   const std::uint64_t h = hash(line);
   const Place p = locate(line, h);
   if (p.entry != kBucketEntries) {
-    out = {};
+    victim = {};
     const std::uint32_t slot = m_buckets[p.bucket].slot[p.entry];
     touch(slot);
     return slot;
   }
-  return insert_new(line, h, property, out);
+  return insert_new(line, h, property, victim);
 }
 
 // The victim's entry goes before the new line's is made (it may free room in the new line's bucket).
@@ -262,19 +264,15 @@ std::uint32_t SectoredCache::plru_find(std::uint64_t line, std::uint32_t set) co
 }
 
 // No lists: the tree orders the set, and a persisting line is a normal one. A set's ways fill from the last down.
-std::uint32_t SectoredCache::plru_insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out) {
+std::uint32_t SectoredCache::plru_insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted* out) {
   PlruSet& st = m_plru_sets[set];
   const std::uint32_t way = plru_next_way(set);
   const std::uint32_t slot = (set << m_way_bits) + way;
-  PlruLine& l = m_lines[slot];
-  if (st.filled < m_g.ways) {
-    ++st.filled;
-    out = {};
-  } else {
-    out = {l.line, l.dirty, true};
-  }
+  const bool evicts = st.filled == m_g.ways;
+  if (!evicts) ++st.filled;
+  if (out != nullptr) *out = evicts ? Evicted{m_lines[slot].line, m_lines[slot].dirty, true} : Evicted{};
   m_tags[slot] = static_cast<std::uint32_t>(line);
-  l = {line, 0, 0};
+  m_lines[slot] = {line, 0, 0};
   if (property != L2Property::streaming) st.tree = m_tree.touched(st.tree, way);
   return slot;
 }

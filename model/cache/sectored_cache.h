@@ -78,7 +78,10 @@ class SectoredCache {
   // Allocates a slot for `line` (absent) with the given property; fills `out` with the victim if one was evicted.
   std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out);
   // find() then touch() if present, else insert(), with one probe of the table.
-  std::uint32_t access(std::uint64_t line, L2Property property, Evicted& out);
+  std::uint32_t access(std::uint64_t line, L2Property property, Evicted& out) { return access(line, property, &out); }
+  // As access(), for a caller that has no use for the victim (a write-through L1): PLRU then does not read it, which
+  // a gather's L1 waited on (perf: most of the time inserting).
+  std::uint32_t access(std::uint64_t line, L2Property property) { return access(line, property, nullptr); }
   [[nodiscard]] std::uint32_t& valid(std::uint32_t slot) { return m_plru ? m_lines[slot].valid : m_slots[slot].valid; }
   [[nodiscard]] std::uint32_t& dirty(std::uint32_t slot) { return m_plru ? m_lines[slot].dirty : m_slots[slot].dirty; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return !m_plru && m_slots[slot].list == kPersist; }
@@ -154,7 +157,9 @@ class SectoredCache {
     return st.filled < m_g.ways ? m_g.ways - 1 - st.filled : m_tree.victim(st.tree);
   }
   [[nodiscard]] std::uint32_t plru_find(std::uint64_t line, std::uint32_t set) const;
-  std::uint32_t plru_insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out);
+  std::uint32_t access(std::uint64_t line, L2Property property, Evicted* out);
+  // Fills `out`, when given, with the victim (if one was evicted).
+  std::uint32_t plru_insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted* out);
   void plru_touch(std::uint32_t slot) {
     PlruSet& st = m_plru_sets[slot >> m_way_bits];
     st.tree = m_tree.touched(st.tree, slot & (m_g.ways - 1U));

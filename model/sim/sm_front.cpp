@@ -188,8 +188,7 @@ BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a)
 }
 
 std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
-  SectoredCache::Evicted ev;  // write-through L1: nothing to write back
-  return m_l1.access(line, property, ev);
+  return m_l1.access(line, property);  // write-through L1: its victims have nothing to write back
 }
 
 std::uint32_t SmFront::written_words(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size,
