@@ -13,6 +13,7 @@
 #include "../model/l2/l2_slice.h"
 #include "../model/sim/coalescer.h"
 #include "../model/sim/replay_order.h"
+#include "../model/util/sort_unique.h"
 
 using namespace memhier;
 
@@ -80,6 +81,23 @@ TEST_CASE("coalescer: equals a brute-force count of touched sectors on random la
     for (std::uint64_t x : a)
       for (std::uint64_t byte = x; byte < x + size; ++byte) expected.insert(byte / 32);
     CHECK(sectors(a, size) == std::vector<std::uint64_t>(expected.begin(), expected.end()));
+  }
+}
+
+TEST_CASE("sort_unique: what std::set keeps, in its order, at every count up to past its 64-value limit") {
+  std::mt19937_64 rng(5);
+  for (std::size_t n = 0; n <= 70; ++n) {
+    CAPTURE(n);
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<std::uint64_t> v(n);
+      // Few distinct values (repeats), values above 2^63 (the sign bit the keys flip), and the largest value (the
+      // padding's key).
+      const std::uint64_t spread = trial % 3 == 0 ? 8 : ~std::uint64_t{0};
+      for (std::uint64_t& x : v) x = trial % 5 == 0 && rng() % 4 == 0 ? ~std::uint64_t{0} : rng() % spread;
+      const std::set<std::uint64_t> expected(v.begin(), v.end());
+      v.resize(sort_unique(v.data(), n));
+      CHECK(v == std::vector<std::uint64_t>(expected.begin(), expected.end()));
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 
+#include "../util/sort_unique.h"
 #include "memhier/trace.h"
 
 namespace memhier {
@@ -29,7 +30,8 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
       return;
     }
   }
-  // Lanes usually come in address order: then one pass emits each new sector once. Otherwise sort and de-duplicate.
+  // Lanes usually come in address order: then one pass emits each new sector once. Otherwise sort and de-duplicate
+  // (a gather).
   int n = 0;
   bool sorted = true;
   std::uint64_t last_emitted = 0;
@@ -45,13 +47,7 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
     if (last != first) out.sector[static_cast<std::size_t>(n++)] = last;
     last_emitted = std::max(last_emitted, last);
   }
-  auto begin = out.sector.begin();
-  if (sorted) {
-    out.count = n;
-    return;
-  }
-  std::sort(begin, begin + n);
-  out.count = static_cast<int>(std::unique(begin, begin + n) - begin);
+  out.count = sorted ? n : static_cast<int>(sort_unique(out.sector.data(), static_cast<std::size_t>(n)));
 }
 
 }  // namespace memhier

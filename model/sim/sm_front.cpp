@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "../cache/set_cache.h"
+#include "../util/sort_unique.h"
 
 namespace memhier {
 
@@ -123,9 +124,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
     }
     case AddressSpace::constant: {
       std::copy(a.begin(), a.end(), m_mapped.begin());
-      std::sort(m_mapped.begin(), m_mapped.begin() + static_cast<std::ptrdiff_t>(a.size()));
-      const auto distinct = static_cast<std::uint64_t>(
-          std::unique(m_mapped.begin(), m_mapped.begin() + static_cast<std::ptrdiff_t>(a.size())) - m_mapped.begin());
+      const auto distinct = static_cast<std::uint64_t>(sort_unique(m_mapped.data(), a.size()));
       ++c.constant_requests;
       c.constant_serialized += distinct;
       c.constant_broadcasts += distinct == 1 ? 1 : 0;

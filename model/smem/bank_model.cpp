@@ -4,6 +4,8 @@
 #include <array>
 #include <bit>
 
+#include "../util/sort_unique.h"
+
 namespace memhier {
 
 namespace {
@@ -25,8 +27,7 @@ BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
       const std::uint64_t last = (addresses[i] + size - 1) >> shift;
       for (std::uint64_t w = first; w <= last; ++w) words[static_cast<std::size_t>(n++)] = w;
     }
-    std::sort(words.begin(), words.begin() + n);
-    n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
+    n = static_cast<int>(sort_unique(words.data(), static_cast<std::size_t>(n)));
     std::array<std::uint32_t, 64> per_bank{};
     std::uint32_t most = 0;
     for (int k = 0; k < n; ++k) most = std::max(most, ++per_bank[words[static_cast<std::size_t>(k)] & mask]);
