@@ -1,11 +1,13 @@
 // A floor to compare the simulator's speed with: a lean tag-exact simulation of the same caches on the benchmark
 // traces of bench_sim.cpp, timed on this host. Per distinct cache line of each warp memory instruction, one lookup in
-// its SM's L1 (the arch's shape over the capacity the launch's carveout leaves: the H100's 16-way tree PLRU sets, or
-// LRU over the ways of a fixed number of sets; a hash index, and tree bits or a list per set) and,
+// its SM's L1 (the arch's shape over the capacity the launch's carveout leaves: the H100's 16-way tree PLRU sets,
+// their tags scanned, or LRU over the ways of a fixed number of sets through a hash index and a list per set) and,
 // on a miss, one lookup in a 16-way LRU set of the L2 (the arch's whole L2 as one cache, sets placed by a hash).
 // Nothing else: no coalescing (lines are found before timing), warp scheduling, sectors, stores' write-through,
-// partitions, slices, DRAM, request ordering or counters. Blocks go to SMs round-robin. It is not a proven lower bound
-// (another LRU structure may do less); /3 shows what the host memory alone allows.
+// partitions, slices, DRAM, request ordering or counters. Blocks go to SMs round-robin. As the simulator does, the L1s
+// run SM by SM (one SM's L1 stays in the host's caches), and the L2 then takes the misses group of sets by group
+// (kL2Groups), in SM order within a group. It is not a proven lower bound (another structure may do less); /3 shows
+// what the host memory alone allows.
 //
 // BM_Floor*/0 runs L1 and L2, /1 the L1 alone (every line), /2 the L2 alone (every line), /3 only the host memory an
 // L1 and an L2 lookup reach (run_touch). warp_mem_instr_per_s compares with memhier_bench_sim's; time_per_line
@@ -16,6 +18,7 @@
 #include <bit>
 #include <cstdint>
 #include <filesystem>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -32,10 +35,12 @@ namespace fs = std::filesystem;
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFU;
 constexpr std::uint32_t kL2Ways = 16;
+constexpr std::uint32_t kL2Groups = 64;  // the H100's 50 MiB of L2: about 75 KiB of tags and stamps a group
 
-// One SM's L1: `sets` sets of `ways` ways; a line's set is line modulo sets (a mask when a power of two). A hash
-// index (linear probing, backward-shift deletion) finds a line's way. LRU: a doubly linked list per set orders the ways
-// by last use. PLRU (`ways` a power of two up to 32): the simulator's tree of bits per set (PlruTree).
+// One SM's L1: `sets` sets of `ways` ways; a line's set is line modulo sets (a mask when a power of two). PLRU (`ways`
+// a power of two up to 32): a scan of the set's tags finds a line's way, the simulator's tree of bits per set
+// (PlruTree) its victim. LRU: a hash index (linear probing, backward-shift deletion) finds a line's way, a doubly
+// linked list per set orders the ways by last use.
 class FloorL1 {
  public:
   FloorL1(std::uint32_t sets, std::uint32_t ways, bool plru)
@@ -46,31 +51,24 @@ class FloorL1 {
     if (plru) {
       m_tree = PlruTree(ways);
       for (List& l : m_lists) l.head = 0;
+      m_tags.assign(std::size_t{sets} * ways, ~std::uint64_t{0});
     }
   }
 
   bool access(std::uint64_t line) {
     const auto set = static_cast<std::uint32_t>(m_pow2 ? line & (m_sets - 1) : line % m_sets);
+    if (m_plru) return access_plru(line, set);
     std::size_t i = hash(line);
     for (; m_index[i] != kNone; i = (i + 1) & m_mask)
       if (m_slots[m_index[i]].line == line) {
-        if (m_plru) {
-          touch(set, m_index[i] - set * m_ways);
-        } else {
-          unlink(m_index[i], set);
-          push_front(m_index[i], set);
-        }
+        unlink(m_index[i], set);
+        push_front(m_index[i], set);
         return true;
       }
     List& l = m_lists[set];
     std::uint32_t slot = 0;
     if (l.used < m_ways) {
       slot = set * m_ways + l.used++;
-    } else if (m_plru) {
-      slot = set * m_ways + m_tree.victim(l.head);  // PLRU: head holds the tree bits
-      erase(m_slots[slot].line);
-      i = hash(line);
-      while (m_index[i] != kNone) i = (i + 1) & m_mask;
     } else {
       slot = l.tail;
       unlink(slot, set);
@@ -80,8 +78,7 @@ class FloorL1 {
     }
     m_slots[slot].line = line;
     m_index[i] = slot;
-    if (m_plru) touch(set, slot - set * m_ways);
-    else push_front(slot, set);
+    push_front(slot, set);
     return false;
   }
 
@@ -93,8 +90,19 @@ class FloorL1 {
   struct List {
     std::uint32_t head = kNone, tail = kNone, used = 0;  // PLRU: head holds the tree bits (node n: bit n)
   };
-  void touch(std::uint32_t set, std::uint32_t way) {
-    m_lists[set].head = m_tree.touched(m_lists[set].head, way);
+  // The set's ways in use are [0, used); a free way's tag is never a line's (~0).
+  bool access_plru(std::uint64_t line, std::uint32_t set) {
+    List& l = m_lists[set];  // head holds the tree bits
+    std::uint64_t* tags = &m_tags[std::size_t{set} * m_ways];
+    std::uint32_t way = m_ways;
+    for (std::uint32_t w = 0; w < m_ways; ++w) way = tags[w] == line ? w : way;  // no branch a way
+    const bool hit = way != m_ways;
+    if (!hit) {
+      way = l.used < m_ways ? l.used++ : m_tree.victim(l.head);
+      tags[way] = line;
+    }
+    l.head = m_tree.touched(l.head, way);
+    return hit;
   }
   [[nodiscard]] std::size_t hash(std::uint64_t line) const {
     return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> m_shift);  // the product's top bits
@@ -130,6 +138,7 @@ class FloorL1 {
   std::uint32_t m_sets, m_ways;
   bool m_plru, m_pow2;
   PlruTree m_tree;  // PLRU
+  std::vector<std::uint64_t> m_tags;  // PLRU: way w of set s at s x ways + w
   std::vector<Slot> m_slots;
   std::vector<List> m_lists;
   std::vector<std::uint32_t> m_index;
@@ -142,11 +151,15 @@ class FloorL2 {
  public:
   explicit FloorL2(std::uint32_t sets)
       : m_sets(sets), m_tags(std::size_t{sets} * kL2Ways, ~std::uint64_t{0}), m_stamps(m_tags.size(), 0) {}
-  bool access(std::uint64_t line) {
-    // The set: a multiplicative hash of the line scaled to [0, sets) (no division).
+  // A multiplicative hash of the line scaled to [0, sets) (no division).
+  [[nodiscard]] std::size_t set_of(std::uint64_t line) const {
     __extension__ using u128 = unsigned __int128;
-    const auto set = static_cast<std::size_t>((static_cast<u128>(line * 0x9E3779B97F4A7C15ULL) * m_sets) >> 64U);
-    const std::size_t base = set * kL2Ways;
+    return static_cast<std::size_t>((static_cast<u128>(line * 0x9E3779B97F4A7C15ULL) * m_sets) >> 64U);
+  }
+  // Sets [group x sets / kL2Groups, (group + 1) x sets / kL2Groups) form a group.
+  [[nodiscard]] std::size_t group_of(std::uint64_t line) const { return set_of(line) * kL2Groups / m_sets; }
+  bool access(std::uint64_t line) {
+    const std::size_t base = set_of(line) * kL2Ways;
     std::uint64_t* tags = &m_tags[base];
     std::uint32_t* stamps = &m_stamps[base];
     for (std::uint32_t w = 0; w < kL2Ways; ++w)
@@ -175,6 +188,7 @@ struct FloorTrace {
   std::vector<std::uint64_t> lines;
   std::vector<std::uint32_t> begin;  // record r's lines: [begin[r], begin[r + 1])
   std::vector<std::uint32_t> sm;     // record r's SM
+  std::vector<std::uint32_t> by_sm;  // the records SM by SM, in trace order within an SM
   std::uint64_t warp_memory_instructions = 0;
   std::uint32_t sms = 0, l1_sets = 0, l1_ways = 0, l2_sets = 0;
   bool l1_plru = false;
@@ -218,6 +232,9 @@ FloorTrace floor_trace(const std::string& example, const std::vector<ParamOverri
       t.lines.insert(t.lines.end(), found.begin(), found.end());
     }
   t.begin.push_back(static_cast<std::uint32_t>(t.lines.size()));
+  t.by_sm.resize(t.sm.size());
+  std::iota(t.by_sm.begin(), t.by_sm.end(), 0U);
+  std::stable_sort(t.by_sm.begin(), t.by_sm.end(), [&](std::uint32_t x, std::uint32_t y) { return t.sm[x] < t.sm[y]; });
   return t;
 }
 
@@ -253,20 +270,37 @@ void run_floor(benchmark::State& state, const FloorTrace& t) {
   if (levels == 3) {
     run_touch(state, t);
   } else {
+    std::vector<std::uint64_t> missed, grouped;
+    std::vector<std::uint32_t> group, at(kL2Groups + 1);
+    missed.reserve(t.lines.size());
+    group.reserve(t.lines.size());
+    grouped.resize(t.lines.size());
     for (auto _ : state) {
       std::vector<FloorL1> l1(t.sms, FloorL1(t.l1_sets, t.l1_ways, t.l1_plru));
       FloorL2 l2(t.l2_sets);
       l1_hits = l2_hits = 0;
-      for (std::size_t r = 0; r + 1 < t.begin.size(); ++r) {
+      missed.clear();
+      group.clear();
+      // The L1s, SM by SM; their misses in that order.
+      for (const std::uint32_t r : t.by_sm) {
         FloorL1& cache = l1[t.sm[r]];
         for (std::uint32_t i = t.begin[r]; i < t.begin[r + 1]; ++i) {
           if (levels != 2 && cache.access(t.lines[i])) {
             ++l1_hits;
             continue;
           }
-          if (levels != 1 && l2.access(t.lines[i])) ++l2_hits;
+          missed.push_back(t.lines[i]);
+          group.push_back(static_cast<std::uint32_t>(l2.group_of(t.lines[i])));
         }
       }
+      if (levels == 1) continue;
+      // The misses grouped by their L2 set group (a counting sort, stable), then the L2 group by group.
+      std::fill(at.begin(), at.end(), 0U);
+      for (const std::uint32_t g : group) ++at[g + 1];
+      for (std::size_t g = 1; g <= kL2Groups; ++g) at[g] += at[g - 1];
+      for (std::size_t i = 0; i < missed.size(); ++i) grouped[at[group[i]]++] = missed[i];
+      for (std::size_t i = 0; i < missed.size(); ++i)
+        if (l2.access(grouped[i])) ++l2_hits;
       benchmark::DoNotOptimize(l2_hits);
     }
   }
