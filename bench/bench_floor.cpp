@@ -22,11 +22,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../model/cache/plru_tree.h"
 #include "memhier/arch_loader.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/occupancy.h"
 #include "memhier/trace.h"
-#include "../model/cache/plru_tree.h"
 
 namespace {
 
@@ -44,9 +44,14 @@ constexpr std::uint32_t kL2Groups = 64;  // the H100's 50 MiB of L2: about 75 Ki
 class FloorL1 {
  public:
   FloorL1(std::uint32_t sets, std::uint32_t ways, bool plru)
-      : m_sets(sets), m_ways(ways), m_plru(plru), m_pow2(std::has_single_bit(sets)),
-        m_slots(std::size_t{sets} * ways), m_lists(sets),
-        m_index(std::bit_ceil(std::size_t{sets} * ways * 2), kNone), m_mask(m_index.size() - 1),
+      : m_sets(sets),
+        m_ways(ways),
+        m_plru(plru),
+        m_pow2(std::has_single_bit(sets)),
+        m_slots(std::size_t{sets} * ways),
+        m_lists(sets),
+        m_index(std::bit_ceil(std::size_t{sets} * ways * 2), kNone),
+        m_mask(m_index.size() - 1),
         m_shift(64U - static_cast<unsigned>(std::countr_zero(m_index.size()))) {
     if (plru) {
       m_tree = PlruTree(ways);
@@ -137,7 +142,7 @@ class FloorL1 {
 
   std::uint32_t m_sets, m_ways;
   bool m_plru, m_pow2;
-  PlruTree m_tree;  // PLRU
+  PlruTree m_tree;                    // PLRU
   std::vector<std::uint64_t> m_tags;  // PLRU: way w of set s at s x ways + w
   std::vector<Slot> m_slots;
   std::vector<List> m_lists;

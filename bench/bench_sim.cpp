@@ -59,8 +59,8 @@ void sim(benchmark::State& state, const std::string& example, const std::vector<
     instr = result[0].counters.warp_instructions - result[0].counters.barriers;
     benchmark::DoNotOptimize(result);
   }
-  state.counters["warp_mem_instr_per_s"] =
-      benchmark::Counter(static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["warp_mem_instr_per_s"] = benchmark::Counter(
+      static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   report_phases(state, times);
 }
 
@@ -206,7 +206,8 @@ body:
   - let: {i: blockIdx.x * 256 + threadIdx.x}
   - load: x[i]
   - store: y[i]
-)", "many_launches.yaml");
+)",
+                                              "many_launches.yaml");
     write_mht(*src, f);
     return f;
   }();
@@ -219,10 +220,10 @@ body:
     for (const KernelSim& k : result) instr += k.counters.warp_instructions;
     benchmark::DoNotOptimize(result);
   }
-  state.counters["launches_per_s"] =
-      benchmark::Counter(static_cast<double>(launches) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["warp_mem_instr_per_s"] =
-      benchmark::Counter(static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["launches_per_s"] = benchmark::Counter(
+      static_cast<double>(launches) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["warp_mem_instr_per_s"] = benchmark::Counter(
+      static_cast<double>(instr) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_SimBillionAccesses(benchmark::State& state) {
@@ -230,7 +231,8 @@ void BM_SimBillionAccesses(benchmark::State& state) {
     SyntheticCopy src(1000000000ULL);
     auto result = simulate(h100(), src, {});
     benchmark::DoNotOptimize(result);
-    state.counters["lane_accesses"] = static_cast<double>(result[0].counters.global_ld_sectors * 8 + result[0].counters.global_st_sectors * 8);
+    state.counters["lane_accesses"] =
+        static_cast<double>(result[0].counters.global_ld_sectors * 8 + result[0].counters.global_st_sectors * 8);
     state.counters["warp_mem_instr_per_s"] =
         benchmark::Counter(static_cast<double>(result[0].counters.warp_instructions), benchmark::Counter::kIsRate);
   }

@@ -59,13 +59,13 @@ void decode(benchmark::State& state, const std::string& example, const std::vect
     benchmark::DoNotOptimize(n);
   }
   const auto iters = static_cast<double>(state.iterations());
-  state.counters["warp_instr_per_s"] = benchmark::Counter(static_cast<double>(p.instructions) * iters, benchmark::Counter::kIsRate);
+  state.counters["warp_instr_per_s"] =
+      benchmark::Counter(static_cast<double>(p.instructions) * iters, benchmark::Counter::kIsRate);
   state.counters["decoded_MB_per_s"] =
       benchmark::Counter(static_cast<double>(p.decoded_bytes) * iters / 1e6, benchmark::Counter::kIsRate);
   state.counters["raw_stream_MB_per_s"] =
       benchmark::Counter(static_cast<double>(p.raw_bytes) * iters / 1e6, benchmark::Counter::kIsRate);
-  state.counters["disk_B_per_instr"] =
-      static_cast<double>(fs::file_size(p.file)) / static_cast<double>(p.instructions);
+  state.counters["disk_B_per_instr"] = static_cast<double>(fs::file_size(p.file)) / static_cast<double>(p.instructions);
 }
 
 void encode(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {
@@ -78,7 +78,8 @@ void encode(benchmark::State& state, const std::string& example, const std::vect
     w.close();
   }
   const auto iters = static_cast<double>(state.iterations());
-  state.counters["warp_instr_per_s"] = benchmark::Counter(static_cast<double>(p.instructions) * iters, benchmark::Counter::kIsRate);
+  state.counters["warp_instr_per_s"] =
+      benchmark::Counter(static_cast<double>(p.instructions) * iters, benchmark::Counter::kIsRate);
   state.counters["decoded_MB_per_s"] =
       benchmark::Counter(static_cast<double>(p.decoded_bytes) * iters / 1e6, benchmark::Counter::kIsRate);
 }

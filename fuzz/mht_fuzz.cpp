@@ -34,7 +34,8 @@ bool same_block(const memhier::BlockTrace& a, const memhier::BlockTrace& b) {
 // Every block of the file and the error that ended the reading (empty: none). `request` 0: next_block() one at a time;
 // otherwise next_blocks() in requests of 1 to `request` blocks in turn, on several threads where the build has OpenMP
 // (this one has not: the parallel decoder's path then runs on one thread).
-std::pair<std::vector<memhier::BlockTrace>, std::string> read_all(const std::filesystem::path& path, std::size_t request) {
+std::pair<std::vector<memhier::BlockTrace>, std::string> read_all(const std::filesystem::path& path,
+                                                                  std::size_t request) {
   std::vector<memhier::BlockTrace> blocks;
   try {
     memhier::MhtReader reader(path);

@@ -60,8 +60,10 @@ Case matmul_case(bool tiled, int n, const char* regime, bool warm) {
       [=](Square& s) { square_setup(s, n, true); },
       [tiled](Square& s, cudaStream_t st) {
         const dim3 grid(static_cast<unsigned>((s.n + 15) / 16), static_cast<unsigned>((s.n + 15) / 16)), block(16, 16);
-        if (tiled) matmul_tiled<<<grid, block, 0, st>>>(s.a.get(), s.b.get(), s.c.get(), s.n);
-        else matmul_naive<<<grid, block, 0, st>>>(s.a.get(), s.b.get(), s.c.get(), s.n);
+        if (tiled)
+          matmul_tiled<<<grid, block, 0, st>>>(s.a.get(), s.b.get(), s.c.get(), s.n);
+        else
+          matmul_naive<<<grid, block, 0, st>>>(s.a.get(), s.b.get(), s.c.get(), s.n);
       },
       [](Square& s) -> std::string {
         auto c = s.c.download();
@@ -96,7 +98,9 @@ Case reduction_case() {
         s.in.upload(s.h);
         s.out.allocate(static_cast<std::size_t>((n + 511) / 512));
       },
-      [](Vector& s, cudaStream_t st) { reduction_shared<<<blocks_for(s.n, 512), 256, 0, st>>>(s.in.get(), s.out.get(), s.n); },
+      [](Vector& s, cudaStream_t st) {
+        reduction_shared<<<blocks_for(s.n, 512), 256, 0, st>>>(s.in.get(), s.out.get(), s.n);
+      },
       [](Vector& s) -> std::string {
         auto out = s.out.download();
         for (std::size_t b = 0; b < out.size(); ++b) {
@@ -121,8 +125,10 @@ Case softmax_case(bool optimized) {
         s.out.allocate(s.h.size());
       },
       [optimized](Vector& s, cudaStream_t st) {
-        if (optimized) softmax_optimized<<<static_cast<unsigned>(s.p), 256, 0, st>>>(s.in.get(), s.out.get(), s.q);
-        else softmax_naive<<<blocks_for(s.p, 128), 128, 0, st>>>(s.in.get(), s.out.get(), s.p, s.q);
+        if (optimized)
+          softmax_optimized<<<static_cast<unsigned>(s.p), 256, 0, st>>>(s.in.get(), s.out.get(), s.q);
+        else
+          softmax_naive<<<blocks_for(s.p, 128), 128, 0, st>>>(s.in.get(), s.out.get(), s.p, s.q);
       },
       [](Vector& s) -> std::string {
         auto y = s.out.download();
@@ -133,7 +139,8 @@ Case softmax_case(bool optimized) {
           double sum = 0;
           for (std::size_t c = 0; c < cols; ++c) sum += std::exp(x[c] - m);
           for (std::size_t c = 0; c < cols; ++c)
-            if (!close(y[r * cols + c], std::exp(x[c] - m) / sum, 1e-3)) return mismatch("y", r * cols + c, y[r * cols + c], std::exp(x[c] - m) / sum);
+            if (!close(y[r * cols + c], std::exp(x[c] - m) / sum, 1e-3))
+              return mismatch("y", r * cols + c, y[r * cols + c], std::exp(x[c] - m) / sum);
         }
         return "";
       });
@@ -146,7 +153,9 @@ Case histogram_case() {
       [=](Vector& s) {
         s.n = n;
         std::vector<int> d(static_cast<std::size_t>(n));
-        for (long long i = 0; i < n; ++i) d[static_cast<std::size_t>(i)] = static_cast<int>(memhier::urand(7, static_cast<unsigned long long>(i), 0, 256));
+        for (long long i = 0; i < n; ++i)
+          d[static_cast<std::size_t>(i)] =
+              static_cast<int>(memhier::urand(7, static_cast<unsigned long long>(i), 0, 256));
         s.data.allocate(d.size());
         s.data.upload(d);
         s.hist.allocate(256);
@@ -156,7 +165,8 @@ Case histogram_case() {
       [](Vector& s) -> std::string {
         auto hist = s.hist.download();
         std::vector<unsigned> want(256, 0);
-        for (long long i = 0; i < s.n; ++i) ++want[static_cast<std::size_t>(memhier::urand(7, static_cast<unsigned long long>(i), 0, 256))];
+        for (long long i = 0; i < s.n; ++i)
+          ++want[static_cast<std::size_t>(memhier::urand(7, static_cast<unsigned long long>(i), 0, 256))];
         for (std::size_t b = 0; b < 256; ++b)
           if (hist[b] != want[b]) return mismatch("hist", b, hist[b], want[b]);
         return "";
@@ -177,7 +187,8 @@ Case stencil_case() {
         for (std::size_t y = 1; y + 1 < n; y += 7)
           for (std::size_t x = 1; x + 1 < n; ++x) {
             const auto& a = s.ha;
-            const float want = 0.2f * (a[y * n + x] + a[(y - 1) * n + x] + a[(y + 1) * n + x] + a[y * n + x - 1] + a[y * n + x + 1]);
+            const float want =
+                0.2f * (a[y * n + x] + a[(y - 1) * n + x] + a[(y + 1) * n + x] + a[y * n + x - 1] + a[y * n + x + 1]);
             if (!close(out[y * n + x], want, 1e-5)) return mismatch("out", y * n + x, out[y * n + x], want);
           }
         return "";
@@ -198,7 +209,8 @@ Case bank_case(int stride) {
         for (std::size_t i = 0; i < out.size(); i += 53) {
           const std::size_t tid = i % 256;
           double want = 0;
-          for (std::size_t r = 0; r < static_cast<std::size_t>(s.q); ++r) want += static_cast<double>((tid * static_cast<std::size_t>(s.p) + r) % 8192);
+          for (std::size_t r = 0; r < static_cast<std::size_t>(s.q); ++r)
+            want += static_cast<double>((tid * static_cast<std::size_t>(s.p) + r) % 8192);
           if (!close(out[i], want)) return mismatch("out", i, out[i], want);
         }
         return "";
@@ -218,8 +230,10 @@ Case async_case(bool tma) {
         s.out.allocate(static_cast<std::size_t>(blocks) * 256);
       },
       [tma](Vector& s, cudaStream_t st) {
-        if (tma) tma_bulk_copy<<<static_cast<unsigned>(s.p), 256, 0, st>>>(s.in.get(), s.out.get(), s.q);
-        else async_copy_pipeline<<<static_cast<unsigned>(s.p), 256, 0, st>>>(s.in.get(), s.out.get(), s.q);
+        if (tma)
+          tma_bulk_copy<<<static_cast<unsigned>(s.p), 256, 0, st>>>(s.in.get(), s.out.get(), s.q);
+        else
+          async_copy_pipeline<<<static_cast<unsigned>(s.p), 256, 0, st>>>(s.in.get(), s.out.get(), s.q);
       },
       [](Vector& s) -> std::string {
         auto out = s.out.download();
@@ -227,7 +241,8 @@ Case async_case(bool tma) {
           const std::size_t b = i / 256, tid = i % 256;
           double want = 0;
           for (std::size_t t = 0; t < static_cast<std::size_t>(s.q); ++t)
-            for (std::size_t e = 0; e < 4; ++e) want += s.h[(b * static_cast<std::size_t>(s.q) + t) * 1024 + tid * 4 + e];
+            for (std::size_t e = 0; e < 4; ++e)
+              want += s.h[(b * static_cast<std::size_t>(s.q) + t) * 1024 + tid * 4 + e];
           if (!close(out[i], want)) return mismatch("out", i, out[i], want);
         }
         return "";

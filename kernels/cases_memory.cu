@@ -101,8 +101,10 @@ Case particles_case(bool aos) {
       [aos](Particles& s, cudaStream_t st) {
         const unsigned g = blocks_for(s.n, 256);
         float* p = s.p.get();
-        if (aos) particles_aos<<<g, 256, 0, st>>>(p, s.n);
-        else particles_soa<<<g, 256, 0, st>>>(p, p + s.n, p + 2 * s.n, p + 3 * s.n, p + 4 * s.n, p + 5 * s.n, s.n);
+        if (aos)
+          particles_aos<<<g, 256, 0, st>>>(p, s.n);
+        else
+          particles_soa<<<g, 256, 0, st>>>(p, p + s.n, p + 2 * s.n, p + 3 * s.n, p + 4 * s.n, p + 5 * s.n, s.n);
       },
       [aos](Particles& s) -> std::string {
         auto got = s.p.download();
@@ -134,7 +136,8 @@ Case gather_case(bool readonly, int log2m, const char* regime, bool warm) {
         s.m = m;
         s.hidx.resize(static_cast<std::size_t>(n));
         for (long long i = 0; i < n; ++i)
-          s.hidx[static_cast<std::size_t>(i)] = static_cast<int>(memhier::urand(1, static_cast<unsigned long long>(i), 0, m));
+          s.hidx[static_cast<std::size_t>(i)] =
+              static_cast<int>(memhier::urand(1, static_cast<unsigned long long>(i), 0, m));
         s.hin = random_floats(static_cast<std::size_t>(m), 14);
         s.idx.allocate(s.hidx.size());
         s.idx.upload(s.hidx);
@@ -144,8 +147,10 @@ Case gather_case(bool readonly, int log2m, const char* regime, bool warm) {
       },
       [readonly](Gather& s, cudaStream_t st) {
         const unsigned g = blocks_for(s.n, 256);
-        if (readonly) readonly_gather<<<g, 256, 0, st>>>(s.idx.get(), s.in.get(), s.out.get(), s.n);
-        else random_gather<<<g, 256, 0, st>>>(s.idx.get(), s.in.get(), s.out.get(), s.n);
+        if (readonly)
+          readonly_gather<<<g, 256, 0, st>>>(s.idx.get(), s.in.get(), s.out.get(), s.n);
+        else
+          random_gather<<<g, 256, 0, st>>>(s.idx.get(), s.in.get(), s.out.get(), s.n);
       },
       [](Gather& s) -> std::string {
         auto out = s.out.download();
@@ -242,7 +247,9 @@ Case spill_case() {
         s.in.upload(s.h);
         s.out.allocate(s.h.size());
       },
-      [](Spill& s, cudaStream_t st) { register_spill<<<blocks_for(s.n, 256), 256, 0, st>>>(s.in.get(), s.out.get(), s.n); },
+      [](Spill& s, cudaStream_t st) {
+        register_spill<<<blocks_for(s.n, 256), 256, 0, st>>>(s.in.get(), s.out.get(), s.n);
+      },
       [](Spill& s) -> std::string {
         auto out = s.out.download();
         for (std::size_t i = 0; i < out.size(); i += 61) {
@@ -316,7 +323,8 @@ std::vector<Case> memory_cases() {
   c.push_back(copy_case("coalesced_copy", 21, 1, 0, "n=" + pow2(21), "l2", true));
   c.push_back(copy_case("coalesced_copy", 14, 1, 0, "n=" + pow2(14), "l1", true));
   for (int stride : {2, 4, 8, 32})
-    c.push_back(copy_case("strided_copy", 22, stride, 0, "n=" + pow2(22) + " stride=" + std::to_string(stride), "hbm", false));
+    c.push_back(
+        copy_case("strided_copy", 22, stride, 0, "n=" + pow2(22) + " stride=" + std::to_string(stride), "hbm", false));
   c.push_back(copy_case("misaligned_copy", 24, 1, 1, "n=" + pow2(24) + " offset=1", "hbm", false));
   for (int width : {1, 2, 4}) c.push_back(vector_case(width));
   c.push_back(particles_case(true));

@@ -27,7 +27,8 @@ L2Flusher::L2Flusher() {
 
 void L2Flusher::flush(cudaStream_t stream) {
   read_all<<<1024, 256, 0, stream>>>(reinterpret_cast<const float4*>(m_buffer.get()),
-                                      static_cast<long long>(m_buffer.size() / 4 - 1), m_buffer.get() + m_buffer.size() - 1);
+                                     static_cast<long long>(m_buffer.size() / 4 - 1),
+                                     m_buffer.get() + m_buffer.size() - 1);
   SUITE_CHECK(cudaGetLastError());
 }
 

@@ -1,8 +1,6 @@
 // memhier-suite: runs the validation kernels. Default: per case, set up inputs, run once and check the output against
 // the CPU reference, warm up, then time `--runs` runs with CUDA events (L2 flushed before each run unless the case is
 // about reuse) and write one JSON record per case. `--once` runs each case once without timing, for ncu and the tracer.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
@@ -21,7 +20,7 @@ namespace {
 struct Options {
   std::string filter = ".*";
   std::string exact;  // one case by its full id
-  std::string only;  // "", "cold" or "warm"
+  std::string only;   // "", "cold" or "warm"
   std::string out;
   int runs = 20;
   int warmup = 3;
@@ -60,19 +59,29 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--filter") o.filter = value();
-    else if (a == "--case") o.exact = value();
-    else if (a == "--only") o.only = value();
-    else if (a == "--out") o.out = value();
-    else if (a == "--runs") o.runs = int_arg(a, value());
-    else if (a == "--warmup") o.warmup = int_arg(a, value());
-    else if (a == "--once") o.once = true;
-    else if (a == "--flush") o.flush = true;
-    else if (a == "--list") o.list = true;
+    if (a == "--filter")
+      o.filter = value();
+    else if (a == "--case")
+      o.exact = value();
+    else if (a == "--only")
+      o.only = value();
+    else if (a == "--out")
+      o.out = value();
+    else if (a == "--runs")
+      o.runs = int_arg(a, value());
+    else if (a == "--warmup")
+      o.warmup = int_arg(a, value());
+    else if (a == "--once")
+      o.once = true;
+    else if (a == "--flush")
+      o.flush = true;
+    else if (a == "--list")
+      o.list = true;
     else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
       std::exit(0);
-    } else throw std::invalid_argument("unknown option '" + a + "'");
+    } else
+      throw std::invalid_argument("unknown option '" + a + "'");
   }
   if (!o.only.empty() && o.only != "cold" && o.only != "warm")
     throw std::invalid_argument("--only expects cold or warm, got '" + o.only + "'");
@@ -153,7 +162,8 @@ int run(const Options& o) {
   }
   std::ostream& out = o.out.empty() ? std::cout : file;
   if (o.list) {
-    for (const suite::Case& c : cases) std::cout << c.id() << "\t" << c.regime << (c.warm ? "\twarm" : "\tcold") << "\n";
+    for (const suite::Case& c : cases)
+      std::cout << c.id() << "\t" << c.regime << (c.warm ? "\twarm" : "\tcold") << "\n";
     return 0;
   }
   const nlohmann::json env = environment();
@@ -165,8 +175,8 @@ int run(const Options& o) {
     if (!std::regex_search(c.id(), filter) || (!o.exact.empty() && c.id() != o.exact)) continue;
     if ((o.only == "cold" && c.warm) || (o.only == "warm" && !c.warm)) continue;
     ++selected;
-    nlohmann::json rec = {{"case", c.id()}, {"kernel", c.kernel}, {"params", c.params}, {"regime", c.regime},
-                          {"warm", c.warm}, {"launches_per_run", c.launches}};
+    nlohmann::json rec = {{"case", c.id()},     {"kernel", c.kernel}, {"params", c.params},
+                          {"regime", c.regime}, {"warm", c.warm},     {"launches_per_run", c.launches}};
     c.setup();
     // Under ncu and the tracer, they control caches and kernels, unless asked (--flush).
     if (!c.warm && (!o.once || o.flush)) flusher.flush(stream);

@@ -55,15 +55,15 @@ std::vector<float> random_floats(std::size_t n, unsigned long long seed);
 bool close(double got, double want, double rel = 1e-3);
 
 struct Case {
-  std::string kernel;   // the example description in traces/examples (and the CUDA kernel's name)
-  std::string params;   // `memhier --set` assignments that make the description match this case, space-separated
-  std::string regime;   // where the working set lives: l1, l2 or hbm
-  bool warm = false;    // about cache reuse: runs back to back without flushing L2 in between
-  int launches = 1;     // kernel launches per run (the description's `launches:`)
-  std::function<void()> setup;                  // allocate and fill inputs
-  std::function<void(cudaStream_t)> run;        // one run: `launches` kernel launches on the stream
-  std::function<std::string()> check;           // after one run: "" when the output matches the CPU reference
-  std::function<void()> teardown;               // free device memory
+  std::string kernel;  // the example description in traces/examples (and the CUDA kernel's name)
+  std::string params;  // `memhier --set` assignments that make the description match this case, space-separated
+  std::string regime;  // where the working set lives: l1, l2 or hbm
+  bool warm = false;   // about cache reuse: runs back to back without flushing L2 in between
+  int launches = 1;    // kernel launches per run (the description's `launches:`)
+  std::function<void()> setup;            // allocate and fill inputs
+  std::function<void(cudaStream_t)> run;  // one run: `launches` kernel launches on the stream
+  std::function<std::string()> check;     // after one run: "" when the output matches the CPU reference
+  std::function<void()> teardown;         // free device memory
   std::string id() const { return params.empty() ? kernel : kernel + " " + params; }
 };
 
@@ -88,7 +88,9 @@ Case make_case(std::string kernel, std::string params, std::string regime, bool 
   return c;
 }
 
-inline unsigned blocks_for(long long threads, int block) { return static_cast<unsigned>((threads + block - 1) / block); }
+inline unsigned blocks_for(long long threads, int block) {
+  return static_cast<unsigned>((threads + block - 1) / block);
+}
 inline std::string pow2(int e) { return "1<<" + std::to_string(e); }
 
 // Evicts L2 between timed runs of cases that are not about reuse.

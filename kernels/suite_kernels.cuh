@@ -1,9 +1,10 @@
 #pragma once
 // One CUDA kernel per description in traces/examples, with the same memory accesses in the same order (the YAML is the
 // reference: any change to one is a change to both). Arithmetic is real so outputs can be checked on the CPU.
-#include <cuda/barrier>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+
+#include <cuda/barrier>
 
 namespace suite {
 // Internal linkage: each case file instantiates the kernels it launches (and its own copy of c_table).
@@ -65,11 +66,13 @@ template <int kPitch>  // 32: tile[32][32], column reads conflict 32-way; 33: pa
 __global__ void transpose_shared(const float* in, float* out, int n) {
   __shared__ float tile[32 * kPitch];
   int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) tile[(threadIdx.y + j) * kPitch + threadIdx.x] = in[static_cast<index_t>(y + j) * n + x];
+  for (int j = 0; j < 32; j += 8)
+    tile[(threadIdx.y + j) * kPitch + threadIdx.x] = in[static_cast<index_t>(y + j) * n + x];
   __syncthreads();
   x = blockIdx.y * 32 + threadIdx.x;
   y = blockIdx.x * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) out[static_cast<index_t>(y + j) * n + x] = tile[threadIdx.x * kPitch + threadIdx.y + j];
+  for (int j = 0; j < 32; j += 8)
+    out[static_cast<index_t>(y + j) * n + x] = tile[threadIdx.x * kPitch + threadIdx.y + j];
 }
 __global__ void matmul_naive(const float* A, const float* B, float* C, int n) {
   int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
@@ -265,7 +268,7 @@ __global__ void tma_bulk_copy(const float* x, float* out, int tiles) {  // block
   for (int t = 0; t < tiles; ++t) {
     if (tid == 0 && t + 1 < tiles)
       cuda::device::experimental::cp_async_bulk_global_to_shared(&buf[((t + 1) % 2) * 1024], base + (t + 1) * 1024,
-                                                                  4096, bar[(t + 1) % 2]);
+                                                                 4096, bar[(t + 1) % 2]);
     barrier::arrival_token token =
         tid == 0 ? cuda::device::barrier_arrive_tx(bar[t % 2], 1, 4096) : bar[t % 2].arrive();
     bar[t % 2].wait(std::move(token));

@@ -1,10 +1,10 @@
 // Accel-Sim import of hand-written traces (all three address modes, line info, tracer versions 3 to 5, the quirks)
 // and export -> import round trips.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
-#include <fmt/format.h>
 
 #include "memhier/accelsim.h"
 #include "memhier/error.h"
@@ -52,19 +52,19 @@ Read read(const fs::path& p) {
 TEST_CASE("import: three address modes, work counting, barriers, generic and LDGSTS by address window") {
   const fs::path d = make_dir("modes");
   write(d / "kernelslist.g", "MemcpyHtoD,0x00007f2c10000000,4096\nkernel-1.traceg\n");
-  write(d / "kernel-1.traceg",
-        header(5, 0) +
-            "#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 7\n"
-            "0000 ffffffff 1 R1 S2R 0 0\n"
-            "0010 ffffffff 1 R1 IMAD 2 R1 R2 0\n"
-            "0020 ffffffff 1 R4 LDG.E 1 R2 4 1 0x00007f2c10000000 4\n"
-            "0030 0000000f 0 STG.E.64 2 R2 R4 8 0 0x00007f2c20000000 0x00007f2c20000100 0x00007f2c20000008 0x00007f2c20000010\n"
-            "0040 00000007 1 R5 LD.E 1 R2 4 2 0x00007f2c00000010 4 -8 0x10\n"
-            "0050 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0\n"
-            "0060 00000003 0 LDGSTS.E.BYPASS.128 2 R2 R3 16 1 0x00007f2c10000000 16\n"
-            "warp = 1\ninsts = 1\n"
-            "0020 00000001 1 R4 LDG.E.CONSTANT 1 R2 4 1 0x00007f2c10000040 0\n"
-            "\n#END_TB\n");
+  write(d / "kernel-1.traceg", header(5, 0) +
+                                   "#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 7\n"
+                                   "0000 ffffffff 1 R1 S2R 0 0\n"
+                                   "0010 ffffffff 1 R1 IMAD 2 R1 R2 0\n"
+                                   "0020 ffffffff 1 R4 LDG.E 1 R2 4 1 0x00007f2c10000000 4\n"
+                                   "0030 0000000f 0 STG.E.64 2 R2 R4 8 0 0x00007f2c20000000 0x00007f2c20000100 "
+                                   "0x00007f2c20000008 0x00007f2c20000010\n"
+                                   "0040 00000007 1 R5 LD.E 1 R2 4 2 0x00007f2c00000010 4 -8 0x10\n"
+                                   "0050 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0\n"
+                                   "0060 00000003 0 LDGSTS.E.BYPASS.128 2 R2 R3 16 1 0x00007f2c10000000 16\n"
+                                   "warp = 1\ninsts = 1\n"
+                                   "0020 00000001 1 R4 LDG.E.CONSTANT 1 R2 4 1 0x00007f2c10000040 0\n"
+                                   "\n#END_TB\n");
   Read r = read(d);
   CHECK(r.launch.name == "_Z4copyPfS_");
   CHECK(r.launch.grid == Dim3{2, 1, 1});
@@ -131,8 +131,9 @@ TEST_CASE("import errors name file and line") {
   CHECK(err("", 6).find("version 6") != std::string::npos);
   CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0020 ffffffff 1 R4 LDG.E 1 R2 4 7 0x0\n#END_TB\n")
             .find("k.traceg:20: address mode 7") != std::string::npos);
-  CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0020 zz 1 R4 LDG.E 1 R2 4 1 0x0 4\n#END_TB\n")
-            .find("bad mask") != std::string::npos);
+  CHECK(
+      err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0020 zz 1 R4 LDG.E 1 R2 4 1 0x0 4\n#END_TB\n").find("bad mask") !=
+      std::string::npos);
   CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0020 ffffffff 1 R4 LDG.E 1 R2 4 0 0x0\n#END_TB\n")
             .find("ends early") != std::string::npos);
   CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n").find("no #END_TB") != std::string::npos);

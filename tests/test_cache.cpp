@@ -130,7 +130,8 @@ TEST_CASE("set cache: a streaming line enters least recent and goes before older
   CHECK(victim(c, 3) == 2);
 }
 
-TEST_CASE("set cache: persisting lines keep to their ways, a full set-aside replaces its oldest; a reset demotes them") {
+TEST_CASE(
+    "set cache: persisting lines keep to their ways, a full set-aside replaces its oldest; a reset demotes them") {
   SetCache c({128, 32, 1, 4});
   c.set_persisting_ways(2);
   SetCache::Evicted ev;
@@ -197,7 +198,7 @@ TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list mo
     CAPTURE(step);
     const std::uint64_t line = rng() % 160;  // 40 lines a set for 16 ways: hits, misses and evictions all common
     const auto property = static_cast<L2Property>(rng() % 3);  // normal, streaming or persisting
-    Set& m = model[c.set_of(line)];  // set_of() is checked by hand below
+    Set& m = model[c.set_of(line)];                            // set_of() is checked by hand below
     auto in = [&](std::vector<std::uint64_t>& v) { return std::find(v.begin(), v.end(), line); };
     std::uint64_t victim = ~std::uint64_t{0};
     if (in(m.persist) != m.persist.end()) {
@@ -216,9 +217,12 @@ TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list mo
         victim = from.back();
         from.pop_back();
       }
-      if (persist) m.persist.insert(m.persist.begin(), line);
-      else if (property == L2Property::streaming) m.normal.push_back(line);
-      else m.normal.insert(m.normal.begin(), line);
+      if (persist)
+        m.persist.insert(m.persist.begin(), line);
+      else if (property == L2Property::streaming)
+        m.normal.push_back(line);
+      else
+        m.normal.insert(m.normal.begin(), line);
     }
     SectoredCache::Evicted ev;
     const std::uint32_t slot = c.access(line, property, ev);
@@ -381,8 +385,8 @@ TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a colu
 TEST_CASE("Divisor: the reciprocal division gives the quotient and remainder of / and % for every size of numbers") {
   std::mt19937_64 rng(5);
   const std::uint64_t top = ~std::uint64_t{0};
-  std::vector<std::uint64_t> divisors = {1, 2, 3, 7, 100, 25600, 51200, 0xFFFFFFFFULL,
-                                         0x100000001ULL, top / 3, top - 1, top};
+  std::vector<std::uint64_t> divisors = {1,       2,       3,  7, 100, 25600, 51200, 0xFFFFFFFFULL, 0x100000001ULL,
+                                         top / 3, top - 1, top};
   for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 64));
   for (std::uint64_t d : divisors) {
     if (d == 0) continue;
@@ -653,8 +657,8 @@ TEST_CASE("constant cache: four lines of a set fit, a fifth evicts the least rec
   };
   for (std::uint64_t line : {0, 8, 16, 24}) CHECK_FALSE(access(line));  // set 0, cold
   for (std::uint64_t line : {0, 8, 16, 24}) CHECK(access(line));
-  CHECK_FALSE(access(1));  // set 1 leaves set 0 alone
-  CHECK(access(0));        // 0 is now the most recent of set 0, 8 the least
+  CHECK_FALSE(access(1));   // set 1 leaves set 0 alone
+  CHECK(access(0));         // 0 is now the most recent of set 0, 8 the least
   CHECK_FALSE(access(32));  // evicts 8
   CHECK(access(16));
   CHECK(access(24));

@@ -133,7 +133,8 @@ TEST_CASE("7.1 trace gen, info, dump: a small coalesced copy") {
   const std::string mht = (dir / "copy.mht").string();
   Result gen = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {} --set n=1000", kExamples, mht));
   CHECK(gen.rc == 0);
-  CHECK(gen.out.find("4 blocks, 64 warp memory instructions") != std::string::npos);  // 1000/256 -> 4 blocks, 32 warps x 2
+  CHECK(gen.out.find("4 blocks, 64 warp memory instructions") !=
+        std::string::npos);  // 1000/256 -> 4 blocks, 32 warps x 2
 
   Result again = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {} --set n=1000", kExamples, mht));
   CHECK(again.rc == 2);
@@ -169,7 +170,8 @@ TEST_CASE("7.2 trace convert: description -> Accel-Sim -> .mht keeps every recor
   CHECK(std::filesystem::exists(dir / "as" / "kernel-1.traceg"));
   const std::string mht = (dir / "t.mht").string();
   CHECK(memhier(fmt::format("trace convert {} {}", as, mht)).rc == 0);
-  auto a = nlohmann::json::parse(memhier(fmt::format("trace info {}/transpose_tiled.yaml --set n=64 --json", kExamples)).out);
+  auto a = nlohmann::json::parse(
+      memhier(fmt::format("trace info {}/transpose_tiled.yaml --set n=64 --json", kExamples)).out);
   auto b = nlohmann::json::parse(memhier(fmt::format("trace info {} --json", mht)).out);
   CHECK(a["kernels"][0]["counts"] == b["kernels"][0]["counts"]);
   CHECK(b["kernels"][0]["counts"]["by_space"]["shared"] == 256);  // 2x2 blocks x 8 warps x (4 stores + 4 loads)
@@ -188,7 +190,8 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
   CHECK(junk.rc == 2);
   CHECK(junk.err.find("byte offset 0: not a .mht trace") != std::string::npos);
   { std::ofstream(dir / "notes.txt") << "hello"; }
-  CHECK(memhier(fmt::format("trace info {}/notes.txt", dir.string())).err.find("unknown trace format") != std::string::npos);
+  CHECK(memhier(fmt::format("trace info {}/notes.txt", dir.string())).err.find("unknown trace format") !=
+        std::string::npos);
   CHECK(memhier("trace frobnicate").rc == 2);
   CHECK(memhier("trace gen").rc == 2);
   std::filesystem::remove_all(dir);
@@ -198,7 +201,8 @@ TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") 
   Result t = memhier(fmt::format("simulate {}/transpose_tiled.yaml --arch {}/h100.yaml --set n=64", kExamples, kArchs));
   CHECK(t.rc == 0);
   CHECK(t.out.find("3968 bank conflicts") != std::string::npos);  // 128 shared loads x (32 - 1) wavefronts
-  Result j = memhier(fmt::format("simulate {}/strided_copy.yaml --arch h100 --set n=4096 --set stride=2 --json", kExamples));
+  Result j =
+      memhier(fmt::format("simulate {}/strided_copy.yaml --arch h100 --set n=4096 --set stride=2 --json", kExamples));
   REQUIRE(j.rc == 0);
   auto sim = nlohmann::json::parse(j.out)[0];
   CHECK(sim["ncu"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 1024);  // 128 requests x 8 sectors
@@ -207,8 +211,10 @@ TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") 
   Result c = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --set n=4096 --csv", kExamples));
   CHECK(c.rc == 0);
   CHECK(c.out.starts_with("kernel,arch,global_ld_requests,"));
-  Result w = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --set n=4096 --window 0x7f0000000000,16KiB,1.0 "
-                                 "--set-aside 1MiB --json", kExamples));
+  Result w =
+      memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --set n=4096 --window 0x7f0000000000,16KiB,1.0 "
+                          "--set-aside 1MiB --json",
+                          kExamples));
   CHECK(w.rc == 0);
   Result bad = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --window 12,xx,1", kExamples));
   CHECK(bad.rc == 2);
@@ -222,8 +228,8 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   CHECK(one.rc == 0);
   CHECK(one.out.find("shared-memory-bound") != std::string::npos);
   CHECK(one.out.find("resource") != std::string::npos);
-  Result many = memhier(fmt::format("predict {0}/transpose_tiled.yaml {0}/transpose_padded.yaml --arch h100,b200 --set n=256",
-                                    kExamples));
+  Result many = memhier(fmt::format(
+      "predict {0}/transpose_tiled.yaml {0}/transpose_padded.yaml --arch h100,b200 --set n=256", kExamples));
   CHECK(many.rc == 0);
   CHECK(many.out.find("transpose_padded  b200") != std::string::npos);
   Result j = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=1048576 --json", kExamples));
@@ -232,7 +238,8 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   CHECK(p["seconds"].get<double>() > p["launch_seconds"].get<double>());
   CHECK(p["terms"].size() == 8);
   // Timed alone after a synchronize, the launch pays the H100's idle overhead (5.82 us) instead of 3.02 us.
-  Result idle = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=1048576 --json --idle-gpu", kExamples));
+  Result idle =
+      memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=1048576 --json --idle-gpu", kExamples));
   REQUIRE(idle.rc == 0);
   auto q = nlohmann::json::parse(idle.out)[0];
   CHECK(q["launch_seconds"].get<double>() == doctest::Approx(5.82e-6).epsilon(1e-9));
@@ -243,9 +250,10 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
 }
 
 TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys scale DRAM time exactly") {
-  Result r = memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set 'n=1<<24' --vary l2.size=25MiB,50MiB "
-                                 "--vary dram.effective_bandwidth=1.5TB/s,3TB/s --json",
-                                 kExamples));
+  Result r =
+      memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set 'n=1<<24' --vary l2.size=25MiB,50MiB "
+                          "--vary dram.effective_bandwidth=1.5TB/s,3TB/s --json",
+                          kExamples));
   REQUIRE(r.rc == 0);
   CHECK(r.err.find("4 points, 2 distinct memory configurations") != std::string::npos);
   const auto points = nlohmann::json::parse(r.out)["points"];
@@ -255,7 +263,8 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   // and the latency waits (21.48 us), issue (1.00 us) and L1 (4.02 us).
   double slow = 0, fast = 0;
   for (const auto& p : points)
-    if (p["l2.size"] == "50MiB") (p["dram.effective_bandwidth"] == "1.5TB/s" ? slow : fast) = p["seconds"].get<double>();
+    if (p["l2.size"] == "50MiB")
+      (p["dram.effective_bandwidth"] == "1.5TB/s" ? slow : fast) = p["seconds"].get<double>();
   REQUIRE(fast > 0);
   const double rest = std::pow(497 * 157 / 1.98e9, 3) + std::pow(524288 * 675 / 1.98e9 / 65536 * 63 / 8, 3);
   const double dram_fast = 112.0e6 / 3e12;
@@ -271,7 +280,8 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
     CHECK(e.err.find(fmt::format("--vary {}:", bad)) != std::string::npos);
     CHECK(e.err.find("--vary:") == std::string::npos);
   }
-  Result cross = memhier(fmt::format("sweep {}/transpose_padded.yaml --set n=256 --vary arch=h100,b200,a100 --csv", kExamples));
+  Result cross =
+      memhier(fmt::format("sweep {}/transpose_padded.yaml --set n=256 --vary arch=h100,b200,a100 --csv", kExamples));
   CHECK(cross.rc == 0);
   CHECK(cross.out.find("b200,transpose_padded") != std::string::npos);
 }
@@ -281,12 +291,16 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   const fs::path dir = fs::temp_directory_path() / fmt::format("memhier_validate_{}", getpid());
   fs::remove_all(dir);
   fs::create_directories(dir / "suite");
-  // Two measured DRAM-bound cases as run_suite.sh writes them (times chosen by hand: the bigger copy "measured" faster).
+  // Two measured DRAM-bound cases as run_suite.sh writes them (times chosen by hand: the bigger copy "measured"
+  // faster).
   const std::string two_copies =
-      R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":4e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n"
-      R"({"case":"vector_copy n=1<<24 width=4","kernel":"vector_copy","params":"n=1<<24 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})" "\n";
+      R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":4e-05,"gpu":"NVIDIA H100 80GB HBM3"})"
+      "\n"
+      R"({"case":"vector_copy n=1<<24 width=4","kernel":"vector_copy","params":"n=1<<24 width=4","regime":"hbm","warm":false,"launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})"
+      "\n";
   std::ofstream(dir / "suite" / "timings.jsonl") << two_copies;
-  Result v = memhier(fmt::format("validate --results {} --out {}/report --no-plots --json", dir.string(), dir.string()));
+  Result v =
+      memhier(fmt::format("validate --results {} --out {}/report --no-plots --json", dir.string(), dir.string()));
   REQUIRE(v.rc == 0);
   const auto report = nlohmann::json::parse(v.out);
   CHECK(report["arch"] == "h100");
@@ -294,15 +308,19 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(fs::exists(dir / "report" / "report.html"));
   CHECK(fs::exists(dir / "report" / "report.csv"));
   CHECK(memhier(fmt::format("validate --results {} --out {}/report", dir.string(), dir.string())).rc == 2);  // exists
-  CHECK(memhier(fmt::format("validate --results {} --out {}/r2 --no-plots --max-mape 1", dir.string(), dir.string())).rc == 1);
+  CHECK(memhier(fmt::format("validate --results {} --out {}/r2 --no-plots --max-mape 1", dir.string(), dir.string()))
+            .rc == 1);
   // Ratchet: a baseline with a lower MAPE than this run fails; this run's own summary passes.
-  Result b = memhier(fmt::format("validate --results {0} --out {0}/r3 --no-plots --write-baseline {0}/base.json", dir.string()));
+  Result b = memhier(
+      fmt::format("validate --results {0} --out {0}/r3 --no-plots --write-baseline {0}/base.json", dir.string()));
   CHECK(b.rc == 0);
   {
     // The counter table's columns line up under the header, the longest name (24 characters) included (four cases of
     // the H100 run of 2026-11-24, which has ncu counters).
-    Result t = memhier(fmt::format("validate --results {}/../validate/results/h100-2026-11-24 --out {}/aligned "
-                                   "--no-plots --only '^empty_blocks'", MEMHIER_TEST_TRACES_DIR, dir.string()));
+    Result t =
+        memhier(fmt::format("validate --results {}/../validate/results/h100-2026-11-24 --out {}/aligned "
+                            "--no-plots --only '^empty_blocks'",
+                            MEMHIER_TEST_TRACES_DIR, dir.string()));
     CHECK(t.rc == 0);
     std::istringstream lines(t.out);
     std::string line;
@@ -310,8 +328,8 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
     int rows = 0;
     while (std::getline(lines, line)) {
       if (line.starts_with("counter ")) cases_end = line.find("cases") + 5;
-      if (cases_end == std::string::npos || !(line.starts_with("shared_ld_bank_conflicts ") ||
-                                              line.starts_with("dram_read_bytes ")))
+      if (cases_end == std::string::npos ||
+          !(line.starts_with("shared_ld_bank_conflicts ") || line.starts_with("dram_read_bytes ")))
         continue;
       ++rows;
       REQUIRE(line.size() > cases_end);
@@ -320,30 +338,38 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
     }
     CHECK(rows == 2);
   }
-  CHECK(memhier(fmt::format("validate --results {0} --out {0}/r4 --no-plots --baseline {0}/base.json", dir.string())).rc == 0);
+  CHECK(memhier(fmt::format("validate --results {0} --out {0}/r4 --no-plots --baseline {0}/base.json", dir.string()))
+            .rc == 0);
   std::ofstream(dir / "strict.json") << R"({"summary":{"time_from_description":{"mape_pct":0.5}}})";
-  Result strict = memhier(fmt::format("validate --results {0} --out {0}/r5 --no-plots --baseline {0}/strict.json", dir.string()));
+  Result strict =
+      memhier(fmt::format("validate --results {0} --out {0}/r5 --no-plots --baseline {0}/strict.json", dir.string()));
   CHECK(strict.rc == 1);
   CHECK(strict.err.find("worse than the baseline") != std::string::npos);
   CHECK(memhier(fmt::format("validate --results {}/nosuch --out {}/r6", dir.string(), dir.string())).rc == 2);
   // A counter ncu measured 0 and the model predicts 0 in every case stays in the summary (0 cases, 0% error), so a
   // baseline where it was off passes instead of reading the counter as gone missing.
   std::ofstream(dir / "suite" / "once_cold.jsonl")
-      << R"({"case":"vector_copy n=1<<23 width=4","launches":1,"launches_per_run":1})" "\n"
-      << R"({"case":"vector_copy n=1<<24 width=4","launches":1,"launches_per_run":1})" "\n";
-  std::ofstream(dir / "suite" / "ncu_cold.csv") << "\"ID\",\"Metric Name\",\"Metric Value\"\n"
-                                                   "\"0\",\"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum\",\"0\"\n"
-                                                   "\"1\",\"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum\",\"0\"\n";
+      << R"({"case":"vector_copy n=1<<23 width=4","launches":1,"launches_per_run":1})"
+         "\n"
+      << R"({"case":"vector_copy n=1<<24 width=4","launches":1,"launches_per_run":1})"
+         "\n";
+  std::ofstream(dir / "suite" / "ncu_cold.csv")
+      << "\"ID\",\"Metric Name\",\"Metric Value\"\n"
+         "\"0\",\"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum\",\"0\"\n"
+         "\"1\",\"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum\",\"0\"\n";
   Result zero = memhier(fmt::format("validate --results {0} --out {0}/r7 --no-plots --json", dir.string()));
   REQUIRE(zero.rc == 0);
   const auto atom = nlohmann::json::parse(zero.out)["summary"]["counters"]["global_atom_requests"];
   CHECK(atom["cases"] == 0);
   CHECK(atom["mean_abs_error_pct"] == 0.0);
-  std::ofstream(dir / "was_off.json") << R"({"summary":{"counters":{"global_atom_requests":{"mean_abs_error_pct":100}}}})";
-  CHECK(memhier(fmt::format("validate --results {0} --out {0}/r8 --no-plots --baseline {0}/was_off.json", dir.string())).rc == 0);
+  std::ofstream(dir / "was_off.json")
+      << R"({"summary":{"counters":{"global_atom_requests":{"mean_abs_error_pct":100}}}})";
+  CHECK(memhier(fmt::format("validate --results {0} --out {0}/r8 --no-plots --baseline {0}/was_off.json", dir.string()))
+            .rc == 0);
   // L2 hit rate in points: the first case (32 MiB read once, cold: the model hits nothing) "measured" 25% hits.
   std::ofstream(dir / "suite" / "ncu_cold.csv", std::ios::app)
-      << "\"0\",\"lts__t_sectors_op_read.sum\",\"1048576\"\n\"0\",\"lts__t_sectors_op_read_lookup_hit.sum\",\"262144\"\n";
+      << "\"0\",\"lts__t_sectors_op_read.sum\",\"1048576\"\n\"0\",\"lts__t_sectors_op_read_lookup_hit.sum\","
+         "\"262144\"\n";
   Result rates = memhier(fmt::format("validate --results {0} --out {0}/r9 --no-plots --json", dir.string()));
   REQUIRE(rates.rc == 0);
   const auto rj = nlohmann::json::parse(rates.out);
@@ -357,7 +383,8 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(sum["within_5_points"] == 0.0);
   CHECK(sum["mean_abs_error_points"] == doctest::Approx(25.0));
   std::ofstream(dir / "rate.json") << R"({"summary":{"hit_rates":{"l2_read_hit_rate":{"mean_abs_error_points":2}}}})";
-  Result rate = memhier(fmt::format("validate --results {0} --out {0}/r10 --no-plots --baseline {0}/rate.json", dir.string()));
+  Result rate =
+      memhier(fmt::format("validate --results {0} --out {0}/r10 --no-plots --baseline {0}/rate.json", dir.string()));
   CHECK(rate.rc == 1);
   CHECK(rate.err.find("l2_read_hit_rate mean error 25.000 points > baseline 2.000") != std::string::npos);
   // Counters' traffic-weighted error beside the mean of relative ones. L2 read sectors predicted 1572864 and 3145728
@@ -380,12 +407,19 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   // report them; here the "capture" is generated from a description without them) is flagged and left out of the
   // summary over complete traces, not out of the summary over all traces.
   fs::create_directories(dir / "capture" / "traces");
-  REQUIRE(memhier(fmt::format("trace gen {}/vector_copy.yaml --set 'n=1<<20' -o {}/capture/traces/vector_copy_n-1__23_width-4.mht",
-                              kExamples, dir.string())).rc == 0);
-  REQUIRE(memhier(fmt::format("trace gen {}/vector_copy.yaml --set 'n=1<<20' -o {}/capture/traces/constant_distinct_distinct-8.mht",
-                              kExamples, dir.string())).rc == 0);
+  REQUIRE(
+      memhier(fmt::format(
+                  "trace gen {}/vector_copy.yaml --set 'n=1<<20' -o {}/capture/traces/vector_copy_n-1__23_width-4.mht",
+                  kExamples, dir.string()))
+          .rc == 0);
+  REQUIRE(
+      memhier(fmt::format(
+                  "trace gen {}/vector_copy.yaml --set 'n=1<<20' -o {}/capture/traces/constant_distinct_distinct-8.mht",
+                  kExamples, dir.string()))
+          .rc == 0);
   std::ofstream(dir / "suite" / "timings.jsonl", std::ios::app)
-      << R"({"case":"constant_distinct distinct=8","kernel":"constant_distinct","params":"distinct=8","regime":"l1","warm":false,"launches_per_run":1,"median_s":1e-04,"gpu":"NVIDIA H100 80GB HBM3"})" "\n";
+      << R"({"case":"constant_distinct distinct=8","kernel":"constant_distinct","params":"distinct=8","regime":"l1","warm":false,"launches_per_run":1,"median_s":1e-04,"gpu":"NVIDIA H100 80GB HBM3"})"
+         "\n";
   Result blind = memhier(fmt::format("validate --results {0} --out {0}/r11 --no-plots --json", dir.string()));
   REQUIRE(blind.rc == 0);
   const auto bj = nlohmann::json::parse(blind.out);
@@ -401,11 +435,13 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   fs::remove(dir / "suite" / "ncu_cold.csv");
   // Two DRAM-bound cases, two unknowns: the fit is exact; its DRAM scale comes out negative (the bigger copy was
   // "measured" faster), so the bandwidth is kept and only the overhead is written, with the residuals.
-  Result cal = memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string()));
+  Result cal =
+      memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string()));
   CHECK(cal.rc == 0);
   CHECK(cal.out.find("non-positive scale; kept") != std::string::npos);
   CHECK(slurp(dir / "fit.yaml").find("# Calibration") == 0);
-  CHECK(memhier(fmt::format("archs check {}/fit.yaml", dir.string())).rc == 0);  // idle overhead moved with the fitted one
+  CHECK(memhier(fmt::format("archs check {}/fit.yaml", dir.string())).rc ==
+        0);  // idle overhead moved with the fitted one
   // A report field of the wrong type is named by its place in the report.
   std::string text = slurp(dir / "report" / "report.json");
   const auto at = text.find("\"launch_seconds\":");
@@ -415,7 +451,9 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   Result bad = memhier(fmt::format("calibrate --arch h100 --measurements {0}/bad.json -o {0}/fit2.yaml", dir.string()));
   CHECK(bad.rc == 2);
   CHECK(bad.err.find("bad.json: 'cases[0].described.launch_seconds': expected a number") != std::string::npos);
-  CHECK(memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string())).rc == 2);
+  CHECK(
+      memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string()))
+          .rc == 2);
   CHECK(memhier("trace capture -o x.mht").rc == 2);  // no program
   CHECK(memhier("trace capture -o x.txt -- true").rc == 2);
   fs::remove_all(dir);

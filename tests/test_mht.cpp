@@ -1,12 +1,12 @@
 // .mht: exact round trips for every address form, per-kernel access through the index, the size of regular traces,
 // and a clear error with a byte offset for every kind of damage.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <cstring>
-#include <fmt/format.h>
 
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
@@ -48,7 +48,9 @@ BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
         b.add(r, {});
         continue;
       }
-      r.active_mask = shape == 4 ? static_cast<std::uint32_t>(rng() | 1U) : shape == 6 ? 0U : 0xFFFFFFFFU;  // 6: predicated off
+      r.active_mask = shape == 4   ? static_cast<std::uint32_t>(rng() | 1U)
+                      : shape == 6 ? 0U
+                                   : 0xFFFFFFFFU;  // 6: predicated off
       r.space = static_cast<AddressSpace>(rng() % kAddressSpaceCount);
       r.kind = static_cast<AccessKind>(rng() % kAccessKindCount);
       r.hint = static_cast<CacheHint>(rng() % kCacheHintCount);
@@ -58,10 +60,14 @@ BlockTrace random_block(std::mt19937_64& rng, std::uint32_t bx) {
       std::vector<std::uint64_t> a(static_cast<std::size_t>(r.active_lanes()));
       const std::uint64_t base = 0x7f0000000000ULL + (rng() % (1ULL << 30U));
       for (std::size_t l = 0; l < a.size(); ++l) {
-        if (shape == 0) a[l] = base + (r.size << (i % 3)) * l;      // stride: gapless, dense or neither
-        else if (shape == 1) a[l] = base - 128 * l;                 // negative stride
-        else if (shape == 2) a[l] = base + (rng() % 64) * 4;        // small deltas
-        else a[l] = rng();                                          // raw
+        if (shape == 0)
+          a[l] = base + (r.size << (i % 3)) * l;  // stride: gapless, dense or neither
+        else if (shape == 1)
+          a[l] = base - 128 * l;  // negative stride
+        else if (shape == 2)
+          a[l] = base + (rng() % 64) * 4;  // small deltas
+        else
+          a[l] = rng();  // raw
       }
       b.add(r, a);
     }
@@ -76,8 +82,9 @@ bool same(const BlockTrace& a, const BlockTrace& b) {
     const WarpRecord& y = b.records[i];
     if (x.pc != y.pc || x.active_mask != y.active_mask || x.work != y.work || x.bulk_bytes != y.bulk_bytes ||
         x.record != y.record || x.space != y.space || x.kind != y.kind || x.hint != y.hint || x.size != y.size) {
-      MESSAGE("record " << i << " differs: pc " << x.pc << "/" << y.pc << " mask " << x.active_mask << "/" << y.active_mask
-                        << " work " << x.work << "/" << y.work << " size " << int(x.size) << "/" << int(y.size));
+      MESSAGE("record " << i << " differs: pc " << x.pc << "/" << y.pc << " mask " << x.active_mask << "/"
+                        << y.active_mask << " work " << x.work << "/" << y.work << " size " << int(x.size) << "/"
+                        << int(y.size));
       return false;
     }
     auto la = a.lane_addresses(x);
@@ -85,11 +92,14 @@ bool same(const BlockTrace& a, const BlockTrace& b) {
     // A layout a record states (the decoder's, from a strided record's encoding) is what its addresses show.
     for (const auto& [r, l] : {std::pair{x, la}, std::pair{y, lb}})
       if ((r.layout & kLayoutKnown) != 0 && r.layout != lane_layout(l, r.size)) {
-        MESSAGE("record " << i << " states layout " << int(r.layout) << ", its addresses show " << int(lane_layout(l, r.size)));
+        MESSAGE("record " << i << " states layout " << int(r.layout) << ", its addresses show "
+                          << int(lane_layout(l, r.size)));
         return false;
       }
     if (!std::equal(la.begin(), la.end(), lb.begin(), lb.end())) {
-      MESSAGE("record " << i << " addresses differ, first " << la[0] << "/" << lb[0] << " n " << la.size() << " idx " << x.address_index << "/" << y.address_index << " pool " << a.addresses.size() << "/" << b.addresses.size() << " mask " << x.active_mask);
+      MESSAGE("record " << i << " addresses differ, first " << la[0] << "/" << lb[0] << " n " << la.size() << " idx "
+                        << x.address_index << "/" << y.address_index << " pool " << a.addresses.size() << "/"
+                        << b.addresses.size() << " mask " << x.active_mask);
       return false;
     }
   }
@@ -153,7 +163,7 @@ TEST_CASE("round trip: every record shape, several kernels, chunks of many sizes
         for (const WarpRecord& rec : b.records) stated += (rec.layout & kLayoutKnown) != 0 ? 1 : 0;
       }
     CHECK(i == written.size());
-    CHECK(stated > 0);  // strided records come back with their layout
+    CHECK(stated > 0);                                    // strided records come back with their layout
     if (chunk == 64) CHECK(r.kernels()[0].chunks == 40);  // one block per chunk
   }
 }

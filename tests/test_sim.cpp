@@ -11,13 +11,13 @@
 #include <set>
 #include <tuple>
 
+#include "../model/sim/warp_scheduler.h"
+#include "../model/smem/bank_model.h"
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
 #include "memhier/sim.h"
-#include "../model/sim/warp_scheduler.h"
-#include "../model/smem/bank_model.h"
 #include "test_support.h"
 
 namespace {
@@ -62,7 +62,8 @@ body:
 }
 
 SimCounters run_example(const std::string& name, const std::vector<ParamOverride>& sets, SimOptions opt = {}) {
-  auto src = load_kernel_description(std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / (name + ".yaml"), sets);
+  auto src =
+      load_kernel_description(std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / (name + ".yaml"), sets);
   auto result = simulate(h100(), *src, opt);
   REQUIRE(result.size() == 1);
   return result[0].counters;
@@ -114,17 +115,18 @@ body:
     vector: width
 )";
   auto wavefronts = [&](int stride, int width, int same) {
-    return run(h100(), yaml, {{"stride", std::to_string(stride)}, {"width", std::to_string(width)}, {"same", std::to_string(same)}})
+    return run(h100(), yaml,
+               {{"stride", std::to_string(stride)}, {"width", std::to_string(width)}, {"same", std::to_string(same)}})
         .shared_ld_wavefronts;
   };
-  CHECK(wavefronts(1, 1, 1) == 1);   // two words (banks 0 and 16), each a broadcast to 16 lanes
+  CHECK(wavefronts(1, 1, 1) == 1);  // two words (banks 0 and 16), each a broadcast to 16 lanes
   CHECK(wavefronts(1, 1, 0) == 1);
-  CHECK(wavefronts(2, 1, 0) == 2);   // gcd(2, 32)-way
+  CHECK(wavefronts(2, 1, 0) == 2);  // gcd(2, 32)-way
   CHECK(wavefronts(16, 1, 0) == 16);
   CHECK(wavefronts(32, 1, 0) == 32);
-  CHECK(wavefronts(3, 1, 0) == 1);   // odd strides are conflict-free
-  CHECK(wavefronts(1, 2, 0) == 2);   // 8-byte: two half-warp phases
-  CHECK(wavefronts(1, 4, 0) == 4);   // 16-byte: 512 B in two half-warp phases of two wavefronts
+  CHECK(wavefronts(3, 1, 0) == 1);  // odd strides are conflict-free
+  CHECK(wavefronts(1, 2, 0) == 2);  // 8-byte: two half-warp phases
+  CHECK(wavefronts(1, 4, 0) == 4);  // 16-byte: 512 B in two half-warp phases of two wavefronts
   // 16-byte broadcasts: each half-warp reads one 16-byte chunk, a wavefront a phase. The H100 counts 2 wavefronts for
   // matmul_tiled's LDS.128 of As[ty][k..k+3] (786432 = 20 loads a warp a tile: 16 x 1 + 4 x 2); quarter-warp phases
   // would make 4.
@@ -204,7 +206,7 @@ TEST_CASE("DRAM fetch granularity: isolated sectors cost 64 bytes each, a coales
   CHECK(c.dram_read_bytes == 4096 * 4);
   CHECK(c.l2_read_sectors + c.l2_write_sectors == 512 + 512 + c.l2_far_sectors);
   CHECK(static_cast<double>(c.l2_read_sectors) / 512 == doctest::Approx(1.5).epsilon(0.1));  // ncu on H100: 1.50x
-  CHECK(c.l2_read_hits == 0);  // the pair fetched by one request counts as two misses
+  CHECK(c.l2_read_hits == 0);      // the pair fetched by one request counts as two misses
   CHECK(c.dram_write_bytes == 0);  // written lines stay in L2 at the end of the kernel
 }
 
@@ -288,11 +290,14 @@ TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; 
   CHECK(unmerged.l2_merged_sectors == 0);
 }
 
-TEST_CASE("load waits: a run of loads of distinct instructions waits once; a repeated instruction or work starts another") {
+TEST_CASE(
+    "load waits: a run of loads of distinct instructions waits once; a repeated instruction or work starts another") {
   auto waits = [&](const std::string& body) {
-    const std::string yaml = "kernel: w\nlaunch: {grid: 1, block: 32, registers: 16}\n"
-                             "arrays: {x: {element: 4, length: 256}, y: {element: 4, length: 256}, "
-                             "s: {element: 4, length: 256, space: shared}}\nbody:\n" + body;
+    const std::string yaml =
+        "kernel: w\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+        "arrays: {x: {element: 4, length: 256}, y: {element: 4, length: 256}, "
+        "s: {element: 4, length: 256, space: shared}}\nbody:\n" +
+        body;
     const SimCounters c = run(h100(), yaml);
     return std::pair{c.load_waits, c.shared_waits};
   };
@@ -312,15 +317,18 @@ TEST_CASE("load waits: a run of loads of distinct instructions waits once; a rep
 
 TEST_CASE("async waits: every warp a barrier releases while its block's copies are in flight waits once") {
   auto waits = [&](const std::string& body) {
-    const std::string yaml = "kernel: w\nlaunch: {grid: 3, block: 64, registers: 16}\n"
-                             "arrays: {x: {element: 4, length: 4096}, "
-                             "s: {element: 4, length: 1024, space: shared}}\nbody:\n" + body;
+    const std::string yaml =
+        "kernel: w\nlaunch: {grid: 3, block: 64, registers: 16}\n"
+        "arrays: {x: {element: 4, length: 4096}, "
+        "s: {element: 4, length: 1024, space: shared}}\nbody:\n" +
+        body;
     return run(h100(), yaml).async_waits;
   };
   // One thread (warp 0) issues a 1 KiB bulk copy, both warps wait at the barrier after it, not at the one after
   // that: 2 waits a block, 3 blocks.
-  const std::string bulk = "  - if: threadIdx.x == 0\n    then: [{bulk_copy: 'x[blockIdx.x * 256]', to: 's[0]', bytes: 1024}]\n"
-                           "  - barrier\n  - load: s[threadIdx.x]\n  - barrier\n";
+  const std::string bulk =
+      "  - if: threadIdx.x == 0\n    then: [{bulk_copy: 'x[blockIdx.x * 256]', to: 's[0]', bytes: 1024}]\n"
+      "  - barrier\n  - load: s[threadIdx.x]\n  - barrier\n";
   CHECK(waits(bulk) == 3 * 2);
   // A 4-tile loop: one copy and one wait a tile.
   CHECK(waits("  - for: t\n    to: 4\n    do:\n"
@@ -355,10 +363,15 @@ TEST_CASE("an arch whose lines or sectors are not 128 and 32 bytes is refused at
     CAPTURE(key);
     Arch arch = h100();
     const std::string k = key;
-    std::uint64_t& field = k == "l1.line" ? arch.l1.line : k == "l1.sector" ? arch.l1.sector : k == "l2.line" ? arch.l2.line : arch.l2.sector;
+    std::uint64_t& field = k == "l1.line"     ? arch.l1.line
+                           : k == "l1.sector" ? arch.l1.sector
+                           : k == "l2.line"   ? arch.l2.line
+                                              : arch.l2.sector;
     field *= 2;
     try {
-      run(arch, "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 32}}\nbody:\n  - load: x[threadIdx.x]\n");
+      run(arch,
+          "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 32}}\nbody:\n  - "
+          "load: x[threadIdx.x]\n");
       FAIL("must throw");
     } catch (const InputError& e) {
       CHECK(e.key() == k);
@@ -470,9 +483,11 @@ BlockTrace scheduler_block(const std::vector<std::string>& warps) {
   return b;
 }
 
-// (warp slot, cycle) of each issue. Loads hold the pipeline `load_pipe` cycles and are back `latency` cycles after issue.
-std::vector<std::pair<std::uint32_t, std::uint64_t>> issue_order(const std::vector<std::string>& warps, std::uint32_t latency,
-                                                                 std::uint32_t load_pipe = 1, std::uint32_t barrier = 5) {
+// (warp slot, cycle) of each issue. Loads hold the pipeline `load_pipe` cycles and are back `latency` cycles after
+// issue.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> issue_order(const std::vector<std::string>& warps,
+                                                                 std::uint32_t latency, std::uint32_t load_pipe = 1,
+                                                                 std::uint32_t barrier = 5) {
   const BlockTrace b = scheduler_block(warps);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> order;
   SimCounters c;
@@ -510,9 +525,10 @@ TEST_CASE("warp issue: greedy then oldest, loads' latency, pipeline occupancy, b
 
 TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partly written ones misses") {
   auto hits = [&](const std::string& store) {
-    const std::string yaml = "kernel: st\nlaunch: {grid: 1, block: 32, registers: 16}\n"
-                             "arrays: {x: {element: 4, length: 64}}\nbody:\n" + store +
-                             "  - load: x[threadIdx.x]\n";
+    const std::string yaml =
+        "kernel: st\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+        "arrays: {x: {element: 4, length: 64}}\nbody:\n" +
+        store + "  - load: x[threadIdx.x]\n";
     const SimCounters c = run(h100(), yaml);
     REQUIRE(c.l1_sector_lookups == 4);
     return c.l1_sector_hits;
@@ -531,11 +547,12 @@ TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partl
 TEST_CASE("shared atomics and cp.async writes count apart from shared loads and stores, as ncu counts them") {
   // Two warps. Lanes alternate between two words in banks 0 and 1: one wavefront an atomic. The copy writes 32
   // consecutive words a warp (one wavefront), the load reads them back.
-  const std::string yaml = "kernel: s\nlaunch: {grid: 1, block: 64, registers: 16}\n"
-                           "arrays: {g: {element: 4, length: 64}, s: {element: 4, length: 64, space: shared}}\nbody:\n"
-                           "  - atomic: s[threadIdx.x % 2]\n"
-                           "  - async_copy: g[threadIdx.x]\n    to: s[threadIdx.x]\n"
-                           "  - load: s[threadIdx.x]\n";
+  const std::string yaml =
+      "kernel: s\nlaunch: {grid: 1, block: 64, registers: 16}\n"
+      "arrays: {g: {element: 4, length: 64}, s: {element: 4, length: 64, space: shared}}\nbody:\n"
+      "  - atomic: s[threadIdx.x % 2]\n"
+      "  - async_copy: g[threadIdx.x]\n    to: s[threadIdx.x]\n"
+      "  - load: s[threadIdx.x]\n";
   const SimCounters c = run(h100(), yaml);
   CHECK(c.shared_atom_requests == 2);
   CHECK(c.shared_atom_wavefronts == 2);
@@ -567,7 +584,7 @@ TEST_CASE("bank model: every access shape against a direct count of each phase's
       addresses.push_back(size >= 8 ? a / size * size : a);
     }
     const unsigned per_phase = size <= 4 ? 32 : 16;
-    const unsigned banks = trial % 11 == 0 ? 16 : 32;  // an arch file may give fewer banks
+    const unsigned banks = trial % 11 == 0 ? 16 : 32;                            // an arch file may give fewer banks
     std::map<unsigned, std::map<std::uint64_t, std::set<std::uint64_t>>> words;  // phase -> bank -> words
     for (std::size_t i = 0; i < lanes.size(); ++i)
       for (std::uint64_t w = addresses[i] / 4; w <= (addresses[i] + size - 1) / 4; ++w)
@@ -591,9 +608,11 @@ TEST_CASE("bank model: every access shape against a direct count of each phase's
 TEST_CASE("L1 data-stage passes: the most-loaded bank's words for hits, two missed lines a pass") {
   // One warp loads x twice with the pattern given; the second load hits L1. Words are 4 bytes, banks (word % 32).
   auto passes = [&](const std::string& index) {
-    const std::string yaml = "kernel: l\nlaunch: {grid: 1, block: 32, registers: 16}\n"
-                             "arrays: {x: {element: 4, length: 65536}}\nbody:\n"
-                             "  - load: x[" + index + "]\n  - load: x[" + index + "]\n";
+    const std::string yaml =
+        "kernel: l\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+        "arrays: {x: {element: 4, length: 65536}}\nbody:\n"
+        "  - load: x[" +
+        index + "]\n  - load: x[" + index + "]\n";
     const SimCounters c = run(h100(), yaml);
     REQUIRE(c.global_ld_requests == 2);
     CHECK(c.l1_ld_wavefronts == c.l1_wavefronts);
@@ -664,8 +683,8 @@ TEST_CASE("a trace read from .mht chunks decoded in parallel gives the stats of 
   REQUIRE(described.waves == 4);
   const auto path = std::filesystem::temp_directory_path() / "memhier_test_sim_chunks.mht";
   {
-    auto src = load_kernel_description(std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "random_gather.yaml",
-                                       sets);
+    auto src = load_kernel_description(
+        std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "random_gather.yaml", sets);
     write_mht(*src, path, {std::size_t{8} << 10U, 3});
   }
   MhtReader info(path);
@@ -739,8 +758,8 @@ TEST_CASE("README's counter table is the simulator's counter table") {
   }
 }
 
-
-TEST_CASE("L2 set-aside: whole ways rounded up, a window's lines held once at home; a buffer fits or thrashes by ways") {
+TEST_CASE(
+    "L2 set-aside: whole ways rounded up, a window's lines held once at home; a buffer fits or thrashes by ways") {
   // The H100 probe (validate/results/h100-2026-11-22f/probe) scaled down: a 512 KiB L2 of 4 slices x 64 sets x 16
   // ways (a way: 32 KiB) and a persisting buffer of 5.5 ways (176 KiB, 5.5 lines a set) re-read 15 times while 2.75
   // MiB stream past each time. 4 set-aside ways hold no set's share, so the buffer thrashes its own lines (LRU over a
@@ -750,7 +769,9 @@ TEST_CASE("L2 set-aside: whole ways rounded up, a window's lines held once at ho
   a.l2.size = 512U << 10U;
   a.l2.slices = 4;
   a.l2.persisting_max = 384U << 10U;
-  auto with = [&](const std::string& set_aside) { return run(a, persisting_kernel("45056", set_aside)).l2_persisting_hits; };
+  auto with = [&](const std::string& set_aside) {
+    return run(a, persisting_kernel("45056", set_aside)).l2_persisting_hits;
+  };
   const std::uint64_t rereads = 15 * 45056 * 4 / 32;  // sectors read again after the first cycle
   const std::uint64_t four_ways = with("128KiB"), six_ways = with("166KiB");
   MESSAGE("persisting hits: 4 ways ", four_ways, ", 5.2 ways asked ", six_ways, " of ", rereads);
@@ -776,5 +797,5 @@ TEST_CASE("shared-memory instruction counts include predicated-off instructions,
   const SimCounters a = run_example("async_copy_pipeline", {{"blocks", "2"}, {"tiles", "4"}});
   CHECK(a.shared_ld_requests == 2 * 8 * (4 + 3 * 5));
   CHECK(a.shared_ld_wavefronts == 2 * 8 * 4 * 4);  // LDS.128: 512 bytes a warp, 4 wavefronts
-  CHECK(a.shared_async_requests == 2 * 8 * 4);   // the predicated-off copy writes nothing
+  CHECK(a.shared_async_requests == 2 * 8 * 4);     // the predicated-off copy writes nothing
 }

@@ -66,8 +66,9 @@ TEST_CASE("block scheduling: a rate per block, or per warp for large blocks; it 
   KernelSim empty = kernel(65536, 256, 8);
   Prediction e = predict(h100(), empty);
   CHECK(e.bound == "blocks");
-  CHECK(e.explanation == "block-scheduling-bound: 65536 blocks at 157 cycles each per SM; fewer blocks doing more work "
-                         "each would cut it");
+  CHECK(e.explanation ==
+        "block-scheduling-bound: 65536 blocks at 157 cycles each per SM; fewer blocks doing more work "
+        "each would cut it");
   CHECK(e.seconds == exactly(497 * 157 / 1.98e9 + 3.02e-6));
   // 1024-thread blocks: 32 warps x 6.75 cycles = 216 cycles a block, more than 157.
   CHECK(predict(h100(), kernel(16896, 1024, 2)).seconds == exactly(128 * 216 / 1.98e9 + 3.02e-6));
@@ -100,9 +101,10 @@ TEST_CASE("latency-bound pointer chase: accesses x latency") {
   two.counters = k.counters;
   two.counters.blocks = 133;
   two.counters.waves = 2;
-  for (std::uint64_t SimCounters::*f : {&SimCounters::global_ld_requests, &SimCounters::global_ld_sectors, &SimCounters::l1_sector_lookups,
-                  &SimCounters::l2_read_sectors, &SimCounters::dram_read_bytes, &SimCounters::warp_instructions,
-                  &SimCounters::load_waits})
+  for (std::uint64_t SimCounters::*f :
+       {&SimCounters::global_ld_requests, &SimCounters::global_ld_sectors, &SimCounters::l1_sector_lookups,
+        &SimCounters::l2_read_sectors, &SimCounters::dram_read_bytes, &SimCounters::warp_instructions,
+        &SimCounters::load_waits})
     two.counters.*f *= 133;
   // Alongside: 133 x 64000 B of DRAM (3.06 us), issue on the busiest SM (two blocks), two blocks to schedule.
   const double issue = 2 * 1000 / (4 * 1.98e9);
@@ -146,7 +148,7 @@ TEST_CASE("calibrate: a fit on synthetic runs recovers the launch overhead and t
     m.push_back({"dram" + std::to_string(i), launches * overhead + 1.25 * dram, launches, "dram", dram});
     m.push_back({"l2" + std::to_string(i), launches * overhead + 0.8 * l2, launches, "l2", l2});
   }
-  m.push_back({"lat", 1e-3, 1, "latency", 5e-4});     // latency-bound: not fitted
+  m.push_back({"lat", 1e-3, 1, "latency", 5e-4});    // latency-bound: not fitted
   m.push_back({"lonely", 1e-3, 1, "shared", 2e-4});  // one case only: below min_cases, left out
   const memhier::CalibrationFit fit = memhier::fit_timing(m, 4e-6, 2);
   CHECK(fit.launch_overhead_seconds == exactly(3e-6));

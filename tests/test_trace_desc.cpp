@@ -272,7 +272,8 @@ body: [{load: 'hot[threadIdx.x]'}]
 
 TEST_CASE("bad descriptions name the line, column and key") {
   auto msg = [](const std::string& yaml) { return std::string(gen_error(yaml).what()); };
-  const std::string head = "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 8}}\n";
+  const std::string head =
+      "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {x: {element: 4, length: 8}}\n";
   CHECK(msg(head + "body: [{load: 'x[threadIdx.x]'}]\n").find("test.yaml:4:") != std::string::npos);  // out of bounds
   CHECK(msg(head + "body: [{load: 'x[threadIdx.x]'}]\n").find("x[8] is outside the array") != std::string::npos);
   CHECK(msg(head + "body: [{load: 'y[0]'}]\n").find("unknown array 'y'") != std::string::npos);
@@ -281,16 +282,18 @@ TEST_CASE("bad descriptions name the line, column and key") {
   CHECK(msg(head + "body: [{load: 'x[1 / (threadIdx.x - 3)]'}]\n").find("thread (3,0,0): division by zero") !=
         std::string::npos);
   CHECK(msg(head + "body: [{load: 'x[1]', vector: 2}]\n").find("not aligned") != std::string::npos);
-  CHECK(msg(head + "body: [{load: 'x[0]'}]\nextra: 1\n").find("test.yaml:5:1: 'extra': unknown key") != std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[0]'}]\nextra: 1\n").find("test.yaml:5:1: 'extra': unknown key") !=
+        std::string::npos);
   CHECK(msg(head + "body: [{load: x[0}]\n").find("YAML syntax error") != std::string::npos);
   CHECK(msg("kernel: k\nlaunch: {grid: [ceil_div(1, 2)], block: 32, registers: 16}\n").find("unbalanced parentheses") !=
         std::string::npos);
   CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 2048, registers: 16}\n").find("outside 1..1024") != std::string::npos);
   CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 32}\n").find("registers") != std::string::npos);
-  CHECK(msg(head + "body: [{for: k, to: 4, step: 0, do: [{load: 'x[0]'}]}]\n").find("loop step is 0") != std::string::npos);
-  CHECK(msg(head + "body: [{let: {threadIdx.x: 1}}]\n").find("cannot be assigned") != std::string::npos);
-  CHECK(msg(head + "body: [{for: k, to: 4, unroll: 0, do: [{load: 'x[0]'}]}]\n").find("'unroll': unroll 0: expected 1 to 256") !=
+  CHECK(msg(head + "body: [{for: k, to: 4, step: 0, do: [{load: 'x[0]'}]}]\n").find("loop step is 0") !=
         std::string::npos);
+  CHECK(msg(head + "body: [{let: {threadIdx.x: 1}}]\n").find("cannot be assigned") != std::string::npos);
+  CHECK(msg(head + "body: [{for: k, to: 4, unroll: 0, do: [{load: 'x[0]'}]}]\n")
+            .find("'unroll': unroll 0: expected 1 to 256") != std::string::npos);
   CHECK(msg(head + "body: [{load: 'x[1.5]'}]\n").find("'1.5' in '1.5' is not an integer") != std::string::npos);
 }
 
@@ -313,7 +316,8 @@ body:
   REQUIRE(g.blocks.size() == 1);
   std::vector<std::uint32_t> pcs;
   for (const WarpRecord& r : g.blocks[0].records) pcs.push_back(r.pc);
-  // load pc 16 and barrier pc 32; copy 1 of the inner loop's body sits 2^20 above copy 0; the outer loop is not unrolled.
+  // load pc 16 and barrier pc 32; copy 1 of the inner loop's body sits 2^20 above copy 0; the outer loop is not
+  // unrolled.
   const std::uint32_t c1 = 1U << 20U;
   CHECK(pcs == std::vector<std::uint32_t>{16, 16 + c1, 16, 32, 16, 16 + c1, 16, 32});
 }

@@ -35,11 +35,15 @@ TraceFormat detect_trace_format(const fs::path& path) {
 std::unique_ptr<TraceSource> open_trace(const fs::path& path, const std::vector<ParamOverride>& sets) {
   const TraceFormat f = detect_trace_format(path);
   if (f != TraceFormat::description && !sets.empty())
-    throw InputError({"--set"}, sets.front().name, fmt::format("--set applies to kernel descriptions; {} is a trace", path.string()));
+    throw InputError({"--set"}, sets.front().name,
+                     fmt::format("--set applies to kernel descriptions; {} is a trace", path.string()));
   switch (f) {
-    case TraceFormat::description: return load_kernel_description(path, sets);
-    case TraceFormat::mht: return std::make_unique<MhtReader>(path);
-    case TraceFormat::accelsim: return std::make_unique<AccelSimReader>(path);
+    case TraceFormat::description:
+      return load_kernel_description(path, sets);
+    case TraceFormat::mht:
+      return std::make_unique<MhtReader>(path);
+    case TraceFormat::accelsim:
+      return std::make_unique<AccelSimReader>(path);
   }
   return nullptr;
 }

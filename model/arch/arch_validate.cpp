@@ -157,7 +157,8 @@ void check_dram(const Arch& a, const Checker& c) {
             "cannot exceed dram.peak_bandwidth");
   c.positive(a.dram.latency_cycles, "dram.latency_cycles");
   c.require(a.launch_overhead_seconds < 1e-3, "launch.overhead", "over 1ms is not a plausible launch overhead");
-  c.require(a.launch_idle_overhead_seconds < 1e-3, "launch.idle_overhead", "over 1ms is not a plausible launch overhead");
+  c.require(a.launch_idle_overhead_seconds < 1e-3, "launch.idle_overhead",
+            "over 1ms is not a plausible launch overhead");
   c.require(a.launch_idle_overhead_seconds >= a.launch_overhead_seconds, "launch.idle_overhead",
             "cannot be less than launch.overhead (an idle GPU adds submission latency)");
   c.positive(a.block_launch_cycles, "launch.block_cycles");

@@ -132,8 +132,14 @@ void SectoredCache::unlink(std::uint32_t slot) {
   Slot& s = m_slots[slot];
   SetState& st = m_sets[s.set];
   const int l = s.list;
-  if (s.prev != kNone) m_slots[s.prev].next = s.next; else st.head[l] = s.next;
-  if (s.next != kNone) m_slots[s.next].prev = s.prev; else st.tail[l] = s.prev;
+  if (s.prev != kNone)
+    m_slots[s.prev].next = s.next;
+  else
+    st.head[l] = s.next;
+  if (s.next != kNone)
+    m_slots[s.next].prev = s.prev;
+  else
+    st.tail[l] = s.prev;
   --st.count[l];
   s.prev = s.next = kNone;
 }
@@ -144,7 +150,10 @@ void SectoredCache::push_front(std::uint32_t set, std::uint32_t slot, List list)
   s.list = list;
   s.prev = kNone;
   s.next = st.head[list];
-  if (s.next != kNone) m_slots[s.next].prev = slot; else st.tail[list] = slot;
+  if (s.next != kNone)
+    m_slots[s.next].prev = slot;
+  else
+    st.tail[list] = slot;
   st.head[list] = slot;
   ++st.count[list];
 }
@@ -155,7 +164,10 @@ void SectoredCache::push_back(std::uint32_t set, std::uint32_t slot, List list) 
   s.list = list;
   s.next = kNone;
   s.prev = st.tail[list];
-  if (s.prev != kNone) m_slots[s.prev].next = slot; else st.head[list] = slot;
+  if (s.prev != kNone)
+    m_slots[s.prev].next = slot;
+  else
+    st.head[list] = slot;
   st.tail[list] = slot;
   ++st.count[list];
 }
@@ -230,9 +242,12 @@ std::uint32_t SectoredCache::insert_new(std::uint64_t line, std::uint64_t h, L2P
   Slot& s = m_slots[slot];
   s.line = line;
   s.valid = s.dirty = 0;
-  if (persist) push_front(set, slot, kPersist);
-  else if (property == L2Property::streaming) push_back(set, slot, kNormal);  // first to go
-  else push_front(set, slot, kNormal);
+  if (persist)
+    push_front(set, slot, kPersist);
+  else if (property == L2Property::streaming)
+    push_back(set, slot, kNormal);  // first to go
+  else
+    push_front(set, slot, kNormal);
   return slot;
 }
 

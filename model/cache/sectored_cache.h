@@ -41,10 +41,10 @@ class SectoredCache {
   explicit SectoredCache(const CacheGeometry& g, bool plru = false);
 
   struct Evicted {
-    std::uint64_t line = 0;       // line number (address / line bytes)
-    std::uint32_t dirty = 0;      // dirty sector mask
+    std::uint64_t line = 0;   // line number (address / line bytes)
+    std::uint32_t dirty = 0;  // dirty sector mask
     bool valid = false;
-    std::uint32_t partial = 0;    // sectors written in part (SetCache only; see partial())
+    std::uint32_t partial = 0;  // sectors written in part (SetCache only; see partial())
   };
 
   // Slot holding `line`, or kNone.
@@ -122,8 +122,8 @@ class SectoredCache {
   struct SetState {
     std::uint32_t head[2] = {kNone, kNone};  // most recently used
     std::uint32_t tail[2] = {kNone, kNone};  // least recently used
-    std::uint32_t count[2] = {0, 0};  // lines in each list
-    std::uint32_t free = kNone;  // free slots chained through next
+    std::uint32_t count[2] = {0, 0};         // lines in each list
+    std::uint32_t free = kNone;              // free slots chained through next
   };
   // The slot a normal line entering `set` takes (LRU): a free one, else the least recent line.
   [[nodiscard]] std::uint32_t next_slot(std::uint32_t set) const {
@@ -171,7 +171,7 @@ class SectoredCache {
   // counts on its way. At most half the entries are used, so a bucket is rarely full.
   static constexpr std::uint32_t kBucketEntries = 8;
   struct alignas(64) Bucket {
-    std::array<std::uint32_t, kBucketEntries> tag{};   // the line's hash, low 32 bits, with bit 0 set; 0: free
+    std::array<std::uint32_t, kBucketEntries> tag{};  // the line's hash, low 32 bits, with bit 0 set; 0: free
     std::array<std::uint32_t, kBucketEntries> slot{};
   };
   [[nodiscard]] static std::uint64_t hash(std::uint64_t line) { return line * 0x9E3779B97F4A7C15ULL; }
@@ -189,8 +189,8 @@ class SectoredCache {
 
   CacheGeometry m_g;
   bool m_plru = false;
-  PlruTree m_tree;  // PLRU: the tables of the sets' trees
-  unsigned m_way_bits = 0;  // PLRU: log2(ways)
+  PlruTree m_tree;                    // PLRU: the tables of the sets' trees
+  unsigned m_way_bits = 0;            // PLRU: log2(ways)
   std::vector<std::uint32_t> m_tags;  // PLRU, per slot: the line's low 32 bits (a lookup then checks m_lines)
   std::vector<PlruLine> m_lines;
   std::vector<PlruSet> m_plru_sets;

@@ -11,8 +11,8 @@
 #include <smmintrin.h>
 #endif
 
-#include "placement.h"
 #include "memhier/trace.h"
+#include "placement.h"
 #include "sectored_cache.h"
 
 namespace memhier {
@@ -131,8 +131,8 @@ class SetCache {
       };
       const __m128i lo = _mm_packs_epi16(_mm_packs_epi32(eq(0), eq(2)), _mm_packs_epi32(eq(4), eq(6)));
       const __m128i hi = _mm_packs_epi16(_mm_packs_epi32(eq(8), eq(10)), _mm_packs_epi32(eq(12), eq(14)));
-      const auto bits = static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
-                        static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16U;
+      const auto bits =
+          static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) | static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16U;
       return bits == 0 ? kNone : static_cast<std::uint32_t>(std::countr_zero(bits)) / 2;
     }
 #endif
@@ -147,9 +147,7 @@ class SetCache {
 #if defined(__SSE4_1__)
     if constexpr (kWays == 16) {
       const __m128i f = _mm_set1_epi32(static_cast<int>(flip));
-      auto load = [&](int w) {
-        return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + w)), f);
-      };
+      auto load = [&](int w) { return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + w)), f); };
       const __m128i k0 = load(0), k1 = load(4), k2 = load(8), k3 = load(12);
       __m128i m = _mm_min_epu32(_mm_min_epu32(k0, k1), _mm_min_epu32(k2, k3));
       m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4E));  // swap halves

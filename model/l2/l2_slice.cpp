@@ -5,13 +5,14 @@
 
 namespace memhier {
 
-
 void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c) {
   (write ? c.dram_write_bytes : c.dram_read_bytes) += bytes;
   std::uint64_t within = 0;
   const std::uint64_t row = m_row.divide(address, within);
-  if (row == m_open_row) ++c.dram_row_hits;
-  else ++c.dram_row_misses;
+  if (row == m_open_row)
+    ++c.dram_row_hits;
+  else
+    ++c.dram_row_misses;
   m_open_row = row;
 }
 
@@ -51,10 +52,22 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
 void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
   c.l2_beats += m_beats[sectors];
   switch (op) {
-    case L2Op::read: c.l2_read_sectors += sectors; c.l2_read_hits += hits; break;
-    case L2Op::write: c.l2_write_sectors += sectors; c.l2_write_hits += sectors; break;
-    case L2Op::atom: c.l2_atom_sectors += sectors; c.l2_atom_hits += hits; break;
-    case L2Op::red: c.l2_red_sectors += sectors; c.l2_red_hits += hits; break;
+    case L2Op::read:
+      c.l2_read_sectors += sectors;
+      c.l2_read_hits += hits;
+      break;
+    case L2Op::write:
+      c.l2_write_sectors += sectors;
+      c.l2_write_hits += sectors;
+      break;
+    case L2Op::atom:
+      c.l2_atom_sectors += sectors;
+      c.l2_atom_hits += hits;
+      break;
+    case L2Op::red:
+      c.l2_red_sectors += sectors;
+      c.l2_red_hits += hits;
+      break;
   }
 }
 
@@ -99,7 +112,7 @@ std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCoun
   SetCache::Evicted ev;
   const std::uint32_t slot = m_cache.insert(r.line, r.set, property, ev);
   m_partials -= static_cast<std::uint64_t>(std::popcount(ev.partial));  // written back with the rest of its dirty data
-  if (ev.valid && ev.dirty != 0)  // a dirty line homed here goes back to DRAM
+  if (ev.valid && ev.dirty != 0)                                        // a dirty line homed here goes back to DRAM
     dram(ev.line * m_spec.geometry.line_bytes,
          static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
   return slot;

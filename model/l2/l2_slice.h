@@ -34,9 +34,9 @@ struct L2SliceSpec {
   int partition = 0;
   int partitions = 1;
   std::uint64_t dram_row_bytes = 1024;
-  std::uint64_t slice_width = 64;  // bytes per data-path beat
-  std::uint32_t slices = 1;        // of the whole L2 (sets are placed over all of them: place_in_sets)
-  std::uint32_t dirty_ways = 0;    // dirty lines a set may hold (more: the oldest is written back); 0: every way
+  std::uint64_t slice_width = 64;         // bytes per data-path beat
+  std::uint32_t slices = 1;               // of the whole L2 (sets are placed over all of them: place_in_sets)
+  std::uint32_t dirty_ways = 0;           // dirty lines a set may hold (more: the oldest is written back); 0: every way
   std::uint32_t partial_sectors_max = 0;  // partly written sectors the slice holds (more: the oldest is filled); 0: any
 };
 

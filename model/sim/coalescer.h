@@ -26,7 +26,8 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
     if ((layout & kLayoutDense) != 0) {
       const std::uint64_t first = addresses.front() >> 5U, last = (addresses.back() + size - 1) >> 5U;
       out.count = static_cast<int>(last - first + 1);
-      for (int i = 0; i < out.count; ++i) out.sector[static_cast<std::size_t>(i)] = first + static_cast<std::uint64_t>(i);
+      for (int i = 0; i < out.count; ++i)
+        out.sector[static_cast<std::size_t>(i)] = first + static_cast<std::uint64_t>(i);
       return;
     }
   }

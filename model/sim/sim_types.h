@@ -22,7 +22,7 @@ inline constexpr std::uint64_t kRequestCycleMask = (std::uint64_t{1} << 48U) - 1
 struct L2Request {
   std::uint64_t cycle : 48 = 0;  // simulate() refuses a wave past 2^48 cycles (the L2 merge key's bits)
   std::uint64_t group : 16 = 0;  // slice group of the line's home slice (simulate() refuses more than 2^16 groups)
-  std::uint64_t line = 0;    // address / 128
+  std::uint64_t line = 0;        // address / 128
   std::uint32_t set = 0;     // the line's set within its slice (place_in_sets), the same in every slice of its group
   std::uint8_t sectors = 0;  // mask of the line's 32-byte sectors requested
   std::uint8_t home = 0;     // partition of the line's home slice

@@ -33,28 +33,31 @@ constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from 
 // Row locality is counted on 1 KiB rows: the HBM2/HBM3 page size per pseudo-channel (JEDEC JESD235, JESD238). Every
 // shipped arch has HBM or GDDR with pages of at least that size; a DRAM page key in the arch would make it exact.
 constexpr std::uint64_t kDramRowBytes = 1024;
-// Waves are simulated in batches: each SM runs its blocks of all the batch's waves in a row, so its L1 state stays in the
-// host's caches, and each slice group then replays the batch's waves in a row. That is the order of wave by wave, so
-// the results are the same. A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32 MiB
-// of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's rate
-// per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's caches).
+// Waves are simulated in batches: each SM runs its blocks of all the batch's waves in a row, so its L1 state stays in
+// the host's caches, and each slice group then replays the batch's waves in a row. That is the order of wave by wave,
+// so the results are the same. A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32
+// MiB of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's
+// rate per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's
+// caches).
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
 constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles in a wave: the merge key's 48 bits
 // Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
 std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
-  return schedule_warps(blocks, barrier_latency, sm.counters,
-                        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
-                            std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
-                        [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); });
+  return schedule_warps(
+      blocks, barrier_latency, sm.counters,
+      [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
+          std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
+      [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); });
 }
 
 struct Machine {
   std::vector<L2Slice> slices;
 };
 
-// Adds the wall time since it was made, or since the last lap(), to a phase of SimPhaseTimes (nothing when not asked for).
+// Adds the wall time since it was made, or since the last lap(), to a phase of SimPhaseTimes (nothing when not asked
+// for).
 class PhaseClock {
  public:
   explicit PhaseClock(SimPhaseTimes* times) : m_times(times), m_start(now()), m_last(m_start) {}
@@ -76,7 +79,9 @@ class PhaseClock {
  private:
   using Clock = std::chrono::steady_clock;
   static Clock::time_point now() { return Clock::now(); }
-  static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+  static double seconds(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  }
   SimPhaseTimes* m_times;
   Clock::time_point m_start, m_last;
 };
@@ -135,9 +140,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   if (arch.shared_memory.banks < 1 || arch.shared_memory.banks > 64)
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
   // Requests carry the SM in 16 bits and partitions in 8.
-  if (arch.sm.count > 0xFFFF) throw InputError({arch.source_file}, "sm.count", "the simulator handles at most 65535 SMs");
+  if (arch.sm.count > 0xFFFF)
+    throw InputError({arch.source_file}, "sm.count", "the simulator handles at most 65535 SMs");
   // L2 placement numbers the sets of all slices in 32 bits (place_in_sets).
-  if (arch.l2.associativity > 0 && arch.l2.size / (static_cast<std::uint64_t>(arch.l2.associativity) * kLineBytes) > 0xFFFFFFFFULL)
+  if (arch.l2.associativity > 0 &&
+      arch.l2.size / (static_cast<std::uint64_t>(arch.l2.associativity) * kLineBytes) > 0xFFFFFFFFULL)
     throw InputError({arch.source_file}, "l2.size", "the simulator handles at most 2^32 L2 sets");
   if (arch.l2.partitions > 0xFF)
     throw InputError({arch.source_file}, "l2.partitions", "the simulator handles at most 255 partitions");
@@ -146,14 +153,16 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     throw InputError({arch.source_file}, "l2.slices", "the simulator handles at most 65536 slices a partition");
   // The coalescer and both cache levels count 32-byte sectors in 128-byte lines, as every NVIDIA GPU since Maxwell
   // has them and ncu counts them; another geometry would be simulated silently wrong.
-  const std::pair<const char*, std::uint64_t> geometry[] = {
-      {"l1.line", arch.l1.line}, {"l1.sector", arch.l1.sector}, {"l2.line", arch.l2.line}, {"l2.sector", arch.l2.sector}};
+  const std::pair<const char*, std::uint64_t> geometry[] = {{"l1.line", arch.l1.line},
+                                                            {"l1.sector", arch.l1.sector},
+                                                            {"l2.line", arch.l2.line},
+                                                            {"l2.sector", arch.l2.sector}};
   for (const auto& [key, bytes] : geometry) {
     const bool line = std::string_view(key).ends_with("line");
     if (bytes != (line ? kLineBytes : kSectorBytes))
       throw InputError({arch.source_file}, key,
-                       fmt::format("is {} B; the simulator models {} B {}s only", bytes, line ? kLineBytes : kSectorBytes,
-                                   line ? "line" : "sector"));
+                       fmt::format("is {} B; the simulator models {} B {}s only", bytes,
+                                   line ? kLineBytes : kSectorBytes, line ? "line" : "sector"));
   }
   PhaseClock clock(options.times);
   Machine machine = make_machine(arch, options.threads);
@@ -193,7 +202,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     // 6.25 MiB, 8 gives 9.375, 16 gives 18.75 (cudaDeviceGetLimit after cudaDeviceSetLimit; validate/results/
     // h100-2026-11-22f/probe/persisting_l2.json).
     const auto ways = static_cast<std::uint64_t>(arch.l2.associativity);
-    const auto persist_ways = static_cast<std::uint32_t>(std::min(ways, (set_aside * ways + arch.l2.size - 1) / arch.l2.size));
+    const auto persist_ways =
+        static_cast<std::uint32_t>(std::min(ways, (set_aside * ways + arch.l2.size - 1) / arch.l2.size));
     for (L2Slice& s : machine.slices) {
       if (options.flush_between_launches) s.flush(total);
       if (launch.reset_persisting) s.demote_persisting();
@@ -235,8 +245,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.async_copy_predicated_loads = static_cast<std::uint32_t>(arch.shared_memory.async_copy_predicated_loads);
     if (arch.constant_cache.associativity > 0) {  // validated: a power-of-two number of sets
       spec.constant_ways = static_cast<std::uint32_t>(arch.constant_cache.associativity);
-      spec.constant_sets = static_cast<std::uint32_t>(arch.constant_cache.size / arch.constant_cache.line /
-                                                      spec.constant_ways);
+      spec.constant_sets =
+          static_cast<std::uint32_t>(arch.constant_cache.size / arch.constant_cache.line / spec.constant_ways);
       spec.constant_line_shift = static_cast<unsigned>(std::countr_zero(arch.constant_cache.line));
     }
     const std::uint32_t barrier_latency = cycles(arch.shared_memory.barrier_latency_cycles);
@@ -252,16 +262,17 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       sms[s] = std::make_unique<SmFront>(spec, policy, lists, static_cast<int>(s), std::move(*l1));
     });
 
-    const std::size_t wave_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
+    const std::size_t wave_blocks =
+        static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
     const auto sm_count = static_cast<std::size_t>(num_sms);
     const int parts = arch.l2.partitions;
     const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
-    double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
-    std::vector<std::vector<Resident>> per_sm;  // blocks of (wave, SM) at w * SMs + SM
+    double requests_per_address = 1;               // of the previous batch (one a lane until one has run)
+    std::vector<std::vector<Resident>> per_sm;     // blocks of (wave, SM) at w * SMs + SM
     std::vector<std::vector<std::size_t>> active;  // of each wave of the batch
-    std::size_t ready = 0;         // blocks read ahead: blocks[0, ready) at the start of a batch
-    std::size_t wave_addresses = 0;  // lane addresses of the last whole wave read
+    std::size_t ready = 0;                         // blocks read ahead: blocks[0, ready) at the start of a batch
+    std::size_t wave_addresses = 0;                // lane addresses of the last whole wave read
     for (;;) {
       // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
       std::vector<std::size_t> wave_end;
@@ -330,11 +341,14 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         requests += sm->requests();
         // The replay packs a request's cycle and SM into one 64-bit key (cycle << 16 | SM).
         if (sm->last_cycle() >= kMaxCycle)
-          throw InputError({launch.source}, launch.name,
-                           fmt::format("a wave runs past {} issue cycles on one SM (the trace's work counts are too large "
-                                       "to simulate)", kMaxCycle));
+          throw InputError(
+              {launch.source}, launch.name,
+              fmt::format("a wave runs past {} issue cycles on one SM (the trace's work counts are too large "
+                          "to simulate)",
+                          kMaxCycle));
       }
-      requests_per_address = static_cast<double>(requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
+      requests_per_address =
+          static_cast<double>(requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
       for (std::size_t w = 0; w < waves; ++w) {
         std::uint64_t wave_instr = 0, wave_warps = 0;
         for (std::size_t s = 0; s < sm_count; ++s) {

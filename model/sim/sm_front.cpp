@@ -14,8 +14,8 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_spec(spec),
       m_policy(policy),
       m_l1(std::move(l1)),
-      m_constant(CacheGeometry{std::uint64_t{1} << spec.constant_line_shift, std::uint64_t{1} << spec.constant_line_shift,
-                               spec.constant_sets, spec.constant_ways}),
+      m_constant(CacheGeometry{std::uint64_t{1} << spec.constant_line_shift,
+                               std::uint64_t{1} << spec.constant_line_shift, spec.constant_sets, spec.constant_ways}),
       m_sm(sm),
       m_l2_sets(spec.l2_sets),
       m_slices(static_cast<std::uint64_t>(spec.slices)),
@@ -220,7 +220,6 @@ std::uint32_t SmFront::written_words(std::uint64_t line, std::span<const std::ui
   return words;
 }
 
-
 IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
   SimCounters& c = counters;
   if (r.kind == AccessKind::bulk_copy) {  // the TMA engine reads through L2 into shared memory
@@ -242,7 +241,8 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
   std::uint32_t lines = 0;
   for (int i = 0; i < m_sectors.count; ++i)
-    if (i == 0 || m_sectors.sector[static_cast<std::size_t>(i)] >> 2U != m_sectors.sector[static_cast<std::size_t>(i - 1)] >> 2U)
+    if (i == 0 ||
+        m_sectors.sector[static_cast<std::size_t>(i)] >> 2U != m_sectors.sector[static_cast<std::size_t>(i - 1)] >> 2U)
       ++lines;
   // The data stage reads the L1's banks as shared memory's: a request takes as many passes as its most-loaded bank
   // has distinct words (softmax_naive's column of rows: 32, one word of every line in one bank; a random gather of

@@ -20,11 +20,11 @@ struct SmFrontSpec {
   bool l1_enabled = true;
   unsigned banks = 32;
   unsigned bank_bytes = 4;
-  std::uint64_t local_base = 0;        // generic address of the local-memory window
-  std::uint64_t local_threads = 0;     // local memory is interleaved word by word across all thread slots
+  std::uint64_t local_base = 0;     // generic address of the local-memory window
+  std::uint64_t local_threads = 0;  // local memory is interleaved word by word across all thread slots
   int slices = 1;
   std::uint64_t l2_sets = 1;  // sets of all slices together (place_in_sets)
-  int partitions = 1;  // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
+  int partitions = 1;         // slices s, s + 1, ... s + partitions - 1 (s a multiple of partitions) form one group
   // Of each slice: its group (slice / partitions) and its partition (slice % partitions, the home of its lines).
   // Tables the caller keeps for as long as the SmFront lives, so a request needs no division.
   const std::uint16_t* slice_group = nullptr;
@@ -47,7 +47,8 @@ class SmFront {
   SectoredCache release_l1() { return std::move(m_l1); }
   // `thread_base`: the thread slot of lane 0 of the record's warp, numbered over all SMs (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
-  // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host cache.
+  // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host
+  // cache.
   void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
   // Where the requests of the wave issued next go (waves of one batch are numbered from 0).
@@ -90,7 +91,7 @@ class SmFront {
   SetCache m_constant;
   int m_sm;
   Divisor m_l2_sets, m_slices;  // place_in_sets()'s divisions of every request
-  std::uint8_t m_partition;  // the L2 partition this SM belongs to
+  std::uint8_t m_partition;     // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
   std::array<std::uint64_t, kWarpSize> m_mapped{};

@@ -53,9 +53,9 @@ class TpcMerge {
   static constexpr std::size_t kSets = 1024, kWays = 4;
   struct Entry {
     std::uint64_t line = 0;
-    std::array<std::uint64_t, 2> cycle{};  // of each SM's latest request
-    std::uint32_t epoch = 0;               // 0: empty
-    std::uint16_t tpc = 0;                 // simulate(): at most 65535 SMs
+    std::array<std::uint64_t, 2> cycle{};   // of each SM's latest request
+    std::uint32_t epoch = 0;                // 0: empty
+    std::uint16_t tpc = 0;                  // simulate(): at most 65535 SMs
     std::array<std::uint8_t, 2> sectors{};  // each SM's sectors requested up to that cycle, still in flight
   };
   // 32-byte entries, a set in two host cache lines.

@@ -42,12 +42,13 @@ class LoadRuns {
   [[nodiscard]] bool consumes(const WarpRecord& r) const {
     if (m_count == 0) return false;
     if (r.work != 0 || !r.is_memory() || r.kind == AccessKind::store || r.kind == AccessKind::reduction) return true;
-    return is_load(r) &&
-           (m_count == m_pcs.size() || std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count);
+    return is_load(r) && (m_count == m_pcs.size() ||
+                          std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count);
   }
   // Notes `r` as issued; returns whether it consumed the run's loads.
   bool record(const WarpRecord& r, SimCounters& c) {
-    const bool memory = r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
+    const bool memory =
+        r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
     const bool consumed = consumes(r);
     if (consumed) m_count = 0;
     if (!is_load(r)) return consumed;
@@ -105,14 +106,15 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
   for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
     const BlockTrace& b = *blocks[bi].block;
     for (std::size_t w = 0; w < b.warp_count(); ++w) {
-      warps.push_back({&b, bi, b.warp_begin[w], b.warp_begin[w + 1], blocks[bi].thread_base + w * kWarpSize, 0, false, {}});
+      warps.push_back(
+          {&b, bi, b.warp_begin[w], b.warp_begin[w + 1], blocks[bi].thread_base + w * kWarpSize, 0, false, {}});
       if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
     }
   }
   // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later.
   ready.assign((warps.size() + 63) / 64, 0);
   using Wake = std::pair<std::uint64_t, std::uint32_t>;  // (cycle, slot)
-  thread_local std::vector<Wake> later;  // a min-heap
+  thread_local std::vector<Wake> later;                  // a min-heap
   later.clear();
   auto pop_later = [&] {
     std::pop_heap(later.begin(), later.end(), std::greater<>());
@@ -122,8 +124,7 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
   auto schedule = [&](std::uint32_t slot, std::uint64_t at) {
     if (at <= now)
       ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
-    else
-    {
+    else {
       later.emplace_back(at, slot);
       std::push_heap(later.begin(), later.end(), std::greater<>());
     }
@@ -152,7 +153,8 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     } else {
       current = ~0U;  // it stalled: it no longer goes first when it can issue again
       for (std::size_t i = 0; i < ready.size() && slot == ~0U; ++i)
-        if (ready[i] != 0) slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
+        if (ready[i] != 0)
+          slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
     }
     if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
       if (later.empty()) throw std::logic_error("schedule_warps: warps left but none can ever issue");

@@ -13,8 +13,8 @@ namespace {
 // Accesses wider than a bank word, in half-warp phases: each phase as many wavefronts as its most-loaded bank has
 // distinct words; `ideal` one per phase with an active lane.
 // A word of bank_bytes is address >> shift, its bank word & mask (both powers of two: shared_wavefronts()).
-BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses, unsigned size,
-                             unsigned shift, std::uint64_t mask) {
+BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
+                             unsigned size, unsigned shift, std::uint64_t mask) {
   constexpr unsigned lanes_per_phase = 16;
   BankResult r;
   std::array<std::uint64_t, 128> words{};  // distinct words of one phase: up to 32 lanes x 4 words

@@ -20,11 +20,13 @@ CalibrationFit fit_timing(const std::vector<TimingMeasurement>& m, double curren
     if (n >= min_cases) resources.push_back(r);
   std::vector<const TimingMeasurement*> used;
   for (const auto& t : m)
-    if (t.measured_seconds > 0 && t.bound_seconds > 0 && std::find(resources.begin(), resources.end(), t.bound) != resources.end())
+    if (t.measured_seconds > 0 && t.bound_seconds > 0 &&
+        std::find(resources.begin(), resources.end(), t.bound) != resources.end())
       used.push_back(&t);
   if (used.size() < resources.size() + 1)
-    throw std::runtime_error("calibrate: too few measurements bound by a throughput resource to fit (need one more "
-                             "than the resources fitted)");
+    throw std::runtime_error(
+        "calibrate: too few measurements bound by a throughput resource to fit (need one more "
+        "than the resources fitted)");
   const auto rows = static_cast<Eigen::Index>(used.size());
   const auto cols = static_cast<Eigen::Index>(resources.size() + 1);
   Eigen::MatrixXd a = Eigen::MatrixXd::Zero(rows, cols);
@@ -46,7 +48,8 @@ CalibrationFit fit_timing(const std::vector<TimingMeasurement>& m, double curren
     fit.cases[resources[r]] = count[resources[r]];
   }
   const Eigen::VectorXd residual = a * x - b;
-  for (Eigen::Index i = 0; i < rows; ++i) fit.residuals.emplace_back(used[static_cast<std::size_t>(i)]->name, residual(i));
+  for (Eigen::Index i = 0; i < rows; ++i)
+    fit.residuals.emplace_back(used[static_cast<std::size_t>(i)]->name, residual(i));
   fit.rms_relative_error_before = std::sqrt(before / static_cast<double>(rows));
   fit.rms_relative_error_after = std::sqrt(residual.squaredNorm() / static_cast<double>(rows));
   return fit;

@@ -6,12 +6,13 @@
 // with the most blocks (blocks go round-robin, so ceil(blocks / SMs) of them), not the average; the latency term
 // counts whole waves, since a warp's waits cannot overlap each other and a partial last wave takes as long as a full
 // one. Device-wide resources (L2, DRAM) serve every SM and need no such correction.
+#include "memhier/timing.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "memhier/timing.h"
 #include "memhier/units.h"
 
 namespace memhier {
@@ -28,9 +29,12 @@ std::string megabytes(std::uint64_t bytes) { return fmt::format("{:.1f} MB", sta
 double overlap(const std::vector<TimeTerm>& terms, double k) {
   double device = 0, sm = 0, sum = 0;
   for (const TimeTerm& t : terms) {
-    if (t.name == "dram" || t.name == "l2") device = std::max(device, t.seconds);
-    else if (t.name == "l1" || t.name == "shared" || t.name == "constant") sm = std::max(sm, t.seconds);
-    else sum += std::pow(t.seconds, k);
+    if (t.name == "dram" || t.name == "l2")
+      device = std::max(device, t.seconds);
+    else if (t.name == "l1" || t.name == "shared" || t.name == "constant")
+      sm = std::max(sm, t.seconds);
+    else
+      sum += std::pow(t.seconds, k);
   }
   return std::pow(sum + std::pow(device, k) + std::pow(sm, k), 1 / k);
 }
@@ -44,7 +48,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   p.idle_gpu = options.idle_gpu;
   p.launch_seconds = options.idle_gpu ? arch.launch_idle_overhead_seconds : arch.launch_overhead_seconds;
   const double clock = arch.sm_clock_hz;
-  p.active_sms = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(arch.sm.count), std::max<std::uint64_t>(c.blocks, 1)));
+  p.active_sms = static_cast<int>(
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(arch.sm.count), std::max<std::uint64_t>(c.blocks, 1)));
   const double sms = p.active_sms;
   p.warps_per_sm = std::max(sim.achieved_warps_per_sm, 1.0);
   const auto blocks = static_cast<double>(std::max<std::uint64_t>(c.blocks, 1));
@@ -65,28 +70,31 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   // one pass, one whose lanes pile into a bank as many as that bank's words (softmax_naive's one-row-per-thread
   // loads: 32), a gather of L1 hits about 4 for 28 lines (SmFront::global_access counts them).
   const auto l1_passes = static_cast<double>(c.l1_wavefronts);
-  p.terms.push_back({"l1", tail * safe_div(l1_passes * static_cast<double>(arch.l1.line),
-                                           arch.l1.bandwidth_bytes_per_clock * clock * sms),
-                     fmt::format("{:.0f} data-stage passes at {} B/clk on {} SMs", l1_passes, arch.l1.bandwidth_bytes_per_clock,
-                                 p.active_sms)});
-  const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts + c.shared_atom_wavefronts +
-                                              c.shared_async_wavefronts);
-  const double per_clock = arch.shared_memory.bandwidth_bytes_per_clock /
-                           static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
+  p.terms.push_back(
+      {"l1",
+       tail * safe_div(l1_passes * static_cast<double>(arch.l1.line), arch.l1.bandwidth_bytes_per_clock * clock * sms),
+       fmt::format("{:.0f} data-stage passes at {} B/clk on {} SMs", l1_passes, arch.l1.bandwidth_bytes_per_clock,
+                   p.active_sms)});
+  const auto wavefronts = static_cast<double>(c.shared_ld_wavefronts + c.shared_st_wavefronts +
+                                              c.shared_atom_wavefronts + c.shared_async_wavefronts);
+  const double per_clock =
+      arch.shared_memory.bandwidth_bytes_per_clock /
+      static_cast<double>(arch.shared_memory.banks * static_cast<int>(arch.shared_memory.bank_width));
   // Barriers go through the same pipe: each warp arriving at one holds it for shared_memory.barrier_cycles (H100:
   // 2.08; a reduction step's wavefronts and barrier add up to within 1% on the GPU).
   const auto barriers = static_cast<double>(c.barriers);
   const double shared_cycles = safe_div(wavefronts, per_clock) + barriers * arch.shared_memory.barrier_cycles;
-  p.terms.push_back({"shared", tail * safe_div(shared_cycles, clock * sms),
-                     fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk, {:.0f} warp barriers on {} SMs",
-                                 wavefronts, c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, barriers,
-                                 p.active_sms)});
+  p.terms.push_back(
+      {"shared", tail * safe_div(shared_cycles, clock * sms),
+       fmt::format("{:.0f} wavefronts ({} bank conflicts) at {:.2f}/clk, {:.0f} warp barriers on {} SMs", wavefronts,
+                   c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts, per_clock, barriers, p.active_sms)});
   // A warp's constant load reading one address (a broadcast) costs its issue slot; one reading d distinct addresses
   // is serialized into d accesses of constant_cache.replay_cycles each (H100, constant_distinct with d = 2, 8, 32 lines
   // within the 2 KB cache: 2.0 cycles an access, linear in d). An access whose line the simulated constant cache
   // lacked adds constant_cache.miss_replays lookups of the same cost: on the H100 one for a lone warp, 0.24 at 64 warps
   // an SM, which share fills (validate/results/h100-2026-11-24c: ncu's IDC lookups per request).
-  const auto serialized = static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_broadcasts));
+  const auto serialized =
+      static_cast<double>(c.constant_serialized - std::min(c.constant_serialized, c.constant_broadcasts));
   const double replays = arch.constant_cache.miss_replays * static_cast<double>(c.constant_misses);
   const double constant_cycles = (serialized + replays) * arch.constant_cache.replay_cycles;
   p.terms.push_back({"constant", tail * safe_div(constant_cycles, clock * sms),
@@ -100,7 +108,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   // blocks (H100 empty kernels: 157 cycles a block for 1 to 16 warps, 6.75 a warp for 32), a rate that does not
   // depend on what the blocks do: 65536 blocks of a one-float-per-thread copy need 39 us for it alone.
   const double warps_per_block = std::ceil(static_cast<double>(sim.launch.block.count()) / arch.sm.warp_size);
-  const double block_cycles = std::max(arch.block_launch_cycles, std::max(warps_per_block, 1.0) * arch.warp_launch_cycles);
+  const double block_cycles =
+      std::max(arch.block_launch_cycles, std::max(warps_per_block, 1.0) * arch.warp_launch_cycles);
   p.terms.push_back({"blocks", std::ceil(blocks / sms) * block_cycles / clock,
                      fmt::format("{:.0f} blocks x {:.0f} cycles on {} SMs", blocks, block_cycles, p.active_sms)});
 
@@ -127,14 +136,15 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const double wait_cycles = loads * load_latency + shared_wait_cycles + const_cycles + async_cycles;
   const double warps = blocks * std::max(warps_per_block, 1.0);
   const double waves = std::max<double>(static_cast<double>(c.waves), 1.0);
-  p.terms.push_back({"latency", safe_div(wait_cycles, warps) * waves / clock,
-                     fmt::format("{:.0f} load waits x {:.0f} cycles{}, {:.1f} warps/SM, {:.0f} wave{}", loads, load_latency,
-                                 c.async_waits == 0 ? std::string()
-                                                    : fmt::format(", {} async-copy waits x {:.0f}", c.async_waits, miss_latency),
-                                 p.warps_per_sm, waves, waves == 1 ? "" : "s")});
+  p.terms.push_back(
+      {"latency", safe_div(wait_cycles, warps) * waves / clock,
+       fmt::format("{:.0f} load waits x {:.0f} cycles{}, {:.1f} warps/SM, {:.0f} wave{}", loads, load_latency,
+                   c.async_waits == 0 ? std::string()
+                                      : fmt::format(", {} async-copy waits x {:.0f}", c.async_waits, miss_latency),
+                   p.warps_per_sm, waves, waves == 1 ? "" : "s")});
 
   auto binding = std::max_element(p.terms.begin(), p.terms.end(),
-                                   [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; });
+                                  [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; });
   p.bound = binding->name;
   p.seconds = p.launch_seconds + overlap(p.terms, arch.overlap_exponent);
   p.dram_bandwidth = safe_div(dram_bytes, p.seconds);
@@ -148,21 +158,24 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
     p.explanation = fmt::format("DRAM-bound: {} moved, {:.0f}% of the time at the effective bandwidth",
                                 megabytes(c.dram_read_bytes + c.dram_write_bytes), 100 * share);
   } else if (p.bound == "shared") {
-    p.explanation = fmt::format("shared-memory-bound: {:.1f} wavefronts per request ({} bank conflicts)",
-                                safe_div(wavefronts, static_cast<double>(c.shared_ld_requests + c.shared_st_requests +
-                                                                         c.shared_atom_requests + c.shared_async_requests)),
-                                c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts);
+    p.explanation =
+        fmt::format("shared-memory-bound: {:.1f} wavefronts per request ({} bank conflicts)",
+                    safe_div(wavefronts, static_cast<double>(c.shared_ld_requests + c.shared_st_requests +
+                                                             c.shared_atom_requests + c.shared_async_requests)),
+                    c.shared_ld_bank_conflicts + c.shared_st_bank_conflicts);
   } else if (p.bound == "blocks") {
-    p.explanation = fmt::format("block-scheduling-bound: {:.0f} blocks at {:.0f} cycles each per SM; fewer blocks doing "
-                                "more work each would cut it", blocks, block_cycles);
+    p.explanation = fmt::format(
+        "block-scheduling-bound: {:.0f} blocks at {:.0f} cycles each per SM; fewer blocks doing "
+        "more work each would cut it",
+        blocks, block_cycles);
   } else if (p.bound == "latency") {
-    p.explanation = fmt::format("latency-bound: {:.1f} warps per SM, need {:.0f} to reach the next limit ({})",
-                                p.warps_per_sm, std::ceil(p.warps_needed),
-                                throughput > 0 ? std::max_element(p.terms.begin(), p.terms.end() - 1,
-                                                                  [](const TimeTerm& a, const TimeTerm& b) {
-                                                                    return a.seconds < b.seconds;
-                                                                  })->name
-                                               : "none");
+    p.explanation = fmt::format(
+        "latency-bound: {:.1f} warps per SM, need {:.0f} to reach the next limit ({})", p.warps_per_sm,
+        std::ceil(p.warps_needed),
+        throughput > 0 ? std::max_element(p.terms.begin(), p.terms.end() - 1,
+                                          [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; })
+                             ->name
+                       : "none");
   } else {
     p.explanation = fmt::format("{}-bound: {}", p.bound, binding->detail);
   }

@@ -7,7 +7,7 @@ namespace memhier {
 namespace {
 
 constexpr std::array<std::string_view, kAddressSpaceCount> kSpaceNames{"global", "shared", "local", "constant",
-                                                                        "texture"};
+                                                                       "texture"};
 constexpr std::array<std::string_view, kAccessKindCount> kKindNames{"load",      "store",      "atomic",
                                                                     "reduction", "async_copy", "bulk_copy"};
 constexpr std::array<std::string_view, kCacheHintCount> kHintNames{"default", "cg", "cs", "nc"};

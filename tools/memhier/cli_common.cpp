@@ -1,9 +1,9 @@
-#include <cstdlib>
 #include "cli_common.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
 
 #include "memhier/error.h"

@@ -34,7 +34,8 @@ std::vector<TimingMeasurement> read_measurements(const fs::path& file, double la
   if (!cases.is_array()) throw InputError({file.string(), 0, 0, -1}, "cases", "expected a list of cases");
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
-    if (!c.is_object() || !c.contains("described") || !c["described"].is_object() || !c["described"].contains("bound_seconds"))
+    if (!c.is_object() || !c.contains("described") || !c["described"].is_object() ||
+        !c["described"].contains("bound_seconds"))
       continue;
     const auto& d = c["described"];
     // A field of the wrong type names its place in the report, e.g. cases[3].described.launch_seconds.
@@ -81,14 +82,15 @@ bool replace_value(std::string& text, const std::string& section, const std::str
 
 int run_calibrate(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                 //
-      ("arch", po::value<std::string>()->required(), "architecture whose constants are refitted")        //
-      ("measurements", po::value<std::string>()->required(), "report.json written by memhier validate")  //
-      ("output,o", po::value<std::string>()->required(), "fitted architecture file to write")             //
+  options.add_options()                                                                                              //
+      ("arch", po::value<std::string>()->required(), "architecture whose constants are refitted")                    //
+      ("measurements", po::value<std::string>()->required(), "report.json written by memhier validate")              //
+      ("output,o", po::value<std::string>()->required(), "fitted architecture file to write")                        //
       ("min-cases", po::value<int>()->default_value(2), "fit a resource only when this many cases are bound by it")  //
       ("force", "replace the output if it exists");
   po::variables_map vm;
-  if (!parse("calibrate", "--arch NAME --measurements REPORT.json -o FITTED.yaml", args, options, {}, vm)) return kExitOk;
+  if (!parse("calibrate", "--arch NAME --measurements REPORT.json -o FITTED.yaml", args, options, {}, vm))
+    return kExitOk;
   const fs::path out = vm["output"].as<std::string>();
   if (fs::exists(out) && vm.count("force") == 0U)
     throw UsageError(fmt::format("memhier calibrate: {} exists; pass --force to replace it", out.string()));
@@ -140,12 +142,12 @@ int run_calibrate(const std::vector<std::string>& args) {
     const double fitted = t.value / it->second / t.unit_scale;
     replace_value(text, t.section, t.key, fmt::format("{:.3g}{}", fitted, t.unit),
                   fmt::format("{} ({} cases bound by it)", tag, fit.cases.at(t.resource)));
-    std::cout << fmt::format("{}.{}: {:.3g} -> {:.3g} {} ({} cases)\n", t.section, t.key, t.value / t.unit_scale, fitted, t.unit,
-                             fit.cases.at(t.resource));
+    std::cout << fmt::format("{}.{}: {:.3g} -> {:.3g} {} ({} cases)\n", t.section, t.key, t.value / t.unit_scale,
+                             fitted, t.unit, fit.cases.at(t.resource));
   }
-  std::string residuals = fmt::format("# Calibration ({}): RMS relative error {:.1f}% -> {:.1f}% over {} cases. Residuals:\n",
-                                      tag, 100 * fit.rms_relative_error_before, 100 * fit.rms_relative_error_after,
-                                      fit.residuals.size());
+  std::string residuals =
+      fmt::format("# Calibration ({}): RMS relative error {:.1f}% -> {:.1f}% over {} cases. Residuals:\n", tag,
+                  100 * fit.rms_relative_error_before, 100 * fit.rms_relative_error_after, fit.residuals.size());
   for (const auto& [name, r] : fit.residuals) residuals += fmt::format("#   {:+6.1f}%  {}\n", 100 * r, name);
   text = residuals + text;
   const fs::path partial = out.string() + ".partial";

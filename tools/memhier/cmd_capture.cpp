@@ -48,7 +48,8 @@ int run_program(const std::vector<std::string>& argv) {
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(fmt::format("memhier trace capture: waitpid: {}", std::strerror(errno)));
+    if (errno != EINTR)
+      throw std::runtime_error(fmt::format("memhier trace capture: waitpid: {}", std::strerror(errno)));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -59,12 +60,13 @@ int run_capture(const std::vector<std::string>& all_args) {
   const std::vector<std::string> args(all_args.begin(), dashdash);
   const std::vector<std::string> program(dashdash == all_args.end() ? dashdash : dashdash + 1, all_args.end());
   po::options_description options("options");
-  options.add_options()                                                                                       //
-      ("output,o", po::value<std::string>()->required(), "output .mht file")                                  //
-      ("kernel", po::value<std::string>()->default_value(".*"), "capture kernels whose name matches (ECMAScript regex)")  //
+  options.add_options()                                                       //
+      ("output,o", po::value<std::string>()->required(), "output .mht file")  //
+      ("kernel", po::value<std::string>()->default_value(".*"),
+       "capture kernels whose name matches (ECMAScript regex)")                                                   //
       ("launches", po::value<std::string>(), "A:B: matching launches A to B-1 only (0-based); A: launch A only")  //
-      ("sample-blocks", po::value<unsigned>()->default_value(1), "capture every N-th block (1: all)")          //
-      ("buffer-mib", po::value<unsigned>()->default_value(2048), "device buffer for one launch's records")     //
+      ("sample-blocks", po::value<unsigned>()->default_value(1), "capture every N-th block (1: all)")             //
+      ("buffer-mib", po::value<unsigned>()->default_value(2048), "device buffer for one launch's records")        //
       ("arch", po::value<std::string>(), "architecture to record as the capturing GPU (default: from its name)")  //
       ("force", "replace the output if it exists");
   po::variables_map vm;
@@ -81,10 +83,10 @@ int run_capture(const std::vector<std::string>& all_args) {
   } catch (const std::regex_error& e) {
     throw UsageError(fmt::format("memhier trace capture: --kernel: not a valid regex: {}", e.what()));
   }
-  if (vm.count("launches") != 0U &&
-      !std::regex_match(vm["launches"].as<std::string>(), std::regex(R"(\d+(:\d*)?)")))
+  if (vm.count("launches") != 0U && !std::regex_match(vm["launches"].as<std::string>(), std::regex(R"(\d+(:\d*)?)")))
     throw UsageError("memhier trace capture: --launches expects A:B, A: or A (0-based launch numbers)");
-  if (vm["sample-blocks"].as<unsigned>() == 0) throw UsageError("memhier trace capture: --sample-blocks must be at least 1");
+  if (vm["sample-blocks"].as<unsigned>() == 0)
+    throw UsageError("memhier trace capture: --sample-blocks must be at least 1");
   const fs::path lib = tracer_library();
   const fs::path summary = out.string() + ".capture.json";
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
@@ -98,7 +100,8 @@ int run_capture(const std::vector<std::string>& all_args) {
   const int rc = run_program(program);
   std::ifstream in(summary);
   if (!in) {
-    std::cerr << fmt::format("memhier trace capture: the tracer wrote no summary (program exit {}); was it a CUDA program?\n", rc);
+    std::cerr << fmt::format(
+        "memhier trace capture: the tracer wrote no summary (program exit {}); was it a CUDA program?\n", rc);
     return kExitCheckFailed;
   }
   const nlohmann::json s = nlohmann::json::parse(in, nullptr, false);
@@ -111,11 +114,13 @@ int run_capture(const std::vector<std::string>& all_args) {
     }
     ++launches;
     dropped += k.value("dropped_records", 0ULL);
-    std::cerr << fmt::format("  {}: {} warp records, {} lane accesses{}\n", k.value("kernel", "?"),
-                             k.value("records", 0ULL), k.value("lane_accesses", 0ULL),
-                             k.value("dropped_records", 0ULL) > 0 ? fmt::format(", {} DROPPED", k.value("dropped_records", 0ULL)) : "");
+    std::cerr << fmt::format(
+        "  {}: {} warp records, {} lane accesses{}\n", k.value("kernel", "?"), k.value("records", 0ULL),
+        k.value("lane_accesses", 0ULL),
+        k.value("dropped_records", 0ULL) > 0 ? fmt::format(", {} DROPPED", k.value("dropped_records", 0ULL)) : "");
   }
-  std::cerr << fmt::format("memhier trace capture: {} launch(es) into {} (program exit {})\n", launches, out.string(), rc);
+  std::cerr << fmt::format("memhier trace capture: {} launch(es) into {} (program exit {})\n", launches, out.string(),
+                           rc);
   if (dropped > 0) {
     std::cerr << fmt::format("memhier trace capture: {} warp records were dropped; the trace is incomplete\n", dropped);
     return kExitCheckFailed;

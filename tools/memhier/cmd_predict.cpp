@@ -52,8 +52,9 @@ nlohmann::json to_json(const Row& r) {
           {"active_sms", r.p.active_sms},
           {"achieved_warps_per_sm", r.p.warps_per_sm},
           {"warps_needed_per_sm", r.p.warps_needed},
-          {"occupancy", {{"blocks_per_sm", r.sim.occupancy.blocks_per_sm},
-                         {"theoretical_warps_per_sm", r.sim.occupancy.active_warps_per_sm}}},
+          {"occupancy",
+           {{"blocks_per_sm", r.sim.occupancy.blocks_per_sm},
+            {"theoretical_warps_per_sm", r.sim.occupancy.active_warps_per_sm}}},
           {"launch", launch_to_json(r.sim.launch)},
           {"counters", counters}};
 }
@@ -78,18 +79,19 @@ void print_detail(const Row& r) {
 
 int run_predict(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                  //
-      ("trace", po::value<std::vector<std::string>>()->required(), "traces: kernel .yaml, .mht, Accel-Sim")  //
-      ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")  //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")  //
-      ("threads", po::value<int>()->default_value(1), "simulation threads (results do not depend on it)")  //
+  options.add_options()                                                                                       //
+      ("trace", po::value<std::vector<std::string>>()->required(), "traces: kernel .yaml, .mht, Accel-Sim")   //
+      ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")     //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")        //
+      ("threads", po::value<int>()->default_value(1), "simulation threads (results do not depend on it)")     //
       ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
-      ("json", "machine-readable output")                                                                 //
+      ("json", "machine-readable output")                                                                     //
       ("csv", "one CSV row per kernel and architecture");
   po::positional_options_description pos;
   pos.add("trace", -1);
   po::variables_map vm;
-  if (!parse("predict", "TRACE|KERNEL.yaml... --arch NAME[,NAME...] [--json|--csv]", args, options, pos, vm)) return kExitOk;
+  if (!parse("predict", "TRACE|KERNEL.yaml... --arch NAME[,NAME...] [--json|--csv]", args, options, pos, vm))
+    return kExitOk;
   std::vector<ParamOverride> sets;
   if (vm.count("set") != 0U)
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
@@ -106,9 +108,10 @@ int run_predict(const std::vector<std::string>& args) {
       auto source = open_trace(trace, sets);
       for (KernelSim& k : simulate(arch, *source, opt)) {
         if (!k.launch.captured_arch.empty() && k.launch.captured_arch != arch.name)
-          caveats.push_back(fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
-                                        "instruction stream (code compiled for another GPU may differ)",
-                                        k.launch.name, k.launch.captured_arch, arch.name));
+          caveats.push_back(
+              fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
+                          "instruction stream (code compiled for another GPU may differ)",
+                          k.launch.name, k.launch.captured_arch, arch.name));
         PredictOptions timing;
         timing.idle_gpu = vm.count("idle-gpu") != 0U;
         Prediction p = predict(arch, k, timing);

@@ -32,12 +32,14 @@ AccessPolicyWindow parse_window(const std::string& text) {
       start = i + 1;
     }
   if (parts.size() < 3 || parts.size() > 5)
-    throw InputError({"--window"}, text, "expected base,bytes,hit_ratio[,hit_prop[,miss_prop]], e.g. 0x7f0000000000,16MiB,1.0");
+    throw InputError({"--window"}, text,
+                     "expected base,bytes,hit_ratio[,hit_prop[,miss_prop]], e.g. 0x7f0000000000,16MiB,1.0");
   AccessPolicyWindow w;
   const std::string& b = parts[0];
   const bool hex = b.starts_with("0x") || b.starts_with("0X");
   auto [end, ec] = std::from_chars(b.data() + (hex ? 2 : 0), b.data() + b.size(), w.base, hex ? 16 : 10);
-  if (ec != std::errc() || end != b.data() + b.size()) throw InputError({"--window"}, b, "base address expected (decimal or 0x hex)");
+  if (ec != std::errc() || end != b.data() + b.size())
+    throw InputError({"--window"}, b, "base address expected (decimal or 0x hex)");
   w.bytes = parse_bytes_flag("window", parts[1]);
   try {
     std::size_t used = 0;
@@ -64,10 +66,11 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
   const SimCounters& c = k.counters;
   return {{"arch", arch.name},
           {"launch", launch_to_json(k.launch)},
-          {"occupancy", {{"blocks_per_sm", k.occupancy.blocks_per_sm},
-                         {"theoretical_warps_per_sm", k.occupancy.active_warps_per_sm},
-                         {"achieved_warps_per_sm", k.achieved_warps_per_sm},
-                         {"l1_capacity", k.occupancy.l1_capacity}}},
+          {"occupancy",
+           {{"blocks_per_sm", k.occupancy.blocks_per_sm},
+            {"theoretical_warps_per_sm", k.occupancy.active_warps_per_sm},
+            {"achieved_warps_per_sm", k.achieved_warps_per_sm},
+            {"l1_capacity", k.occupancy.l1_capacity}}},
           {"counters", counters},
           {"ncu", ncu},
           {"derived",
@@ -84,26 +87,30 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
 void print_human(const Arch& arch, const KernelSim& k) {
   const SimCounters& c = k.counters;
   const KernelLaunch& l = k.launch;
-  std::cout << fmt::format("{} on {}: grid {}x{}x{} block {}x{}x{}, {} blocks/SM ({} warps/SM theoretical, {:.1f} achieved), "
-                           "{} wave(s), L1 {}\n",
-                           l.name, arch.name, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
-                           k.occupancy.blocks_per_sm, k.occupancy.active_warps_per_sm, k.achieved_warps_per_sm, c.waves,
-                           units::format_bytes(k.occupancy.l1_capacity));
+  std::cout << fmt::format(
+      "{} on {}: grid {}x{}x{} block {}x{}x{}, {} blocks/SM ({} warps/SM theoretical, {:.1f} achieved), "
+      "{} wave(s), L1 {}\n",
+      l.name, arch.name, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, k.occupancy.blocks_per_sm,
+      k.occupancy.active_warps_per_sm, k.achieved_warps_per_sm, c.waves, units::format_bytes(k.occupancy.l1_capacity));
   Table t({"level", "what", "requests", "sectors / wavefronts", "per request", "hit rate", "notes"});
-  auto row = [&](std::string level, std::string what, std::uint64_t req, std::uint64_t units, std::string hit, std::string note) {
+  auto row = [&](std::string level, std::string what, std::uint64_t req, std::uint64_t units, std::string hit,
+                 std::string note) {
     if (req == 0 && units == 0) return;
-    t.add({std::move(level), std::move(what), std::to_string(req), std::to_string(units), fmt::format("{:.2f}", per(units, req)),
-           std::move(hit), std::move(note)});
+    t.add({std::move(level), std::move(what), std::to_string(req), std::to_string(units),
+           fmt::format("{:.2f}", per(units, req)), std::move(hit), std::move(note)});
   };
-  const std::string l1_hit = c.l1_sector_lookups == 0 ? "-" : fmt::format("{:.1f}%", pct(c.l1_sector_hits, c.l1_sector_lookups));
+  const std::string l1_hit =
+      c.l1_sector_lookups == 0 ? "-" : fmt::format("{:.1f}%", pct(c.l1_sector_hits, c.l1_sector_lookups));
   row("L1", "global loads", c.global_ld_requests, c.global_ld_sectors, l1_hit, "");
   row("L1", "global stores", c.global_st_requests, c.global_st_sectors, "-", "write-through");
   row("L1", "global atomics", c.global_atom_requests, c.global_atom_sectors, "-", "at L2");
   row("L1", "global reductions", c.global_red_requests, c.global_red_sectors, "-", "at L2");
   row("L1", "local loads", c.local_ld_requests, c.local_ld_sectors, "", "");
   row("L1", "local stores", c.local_st_requests, c.local_st_sectors, "-", "");
-  row("shared", "loads", c.shared_ld_requests, c.shared_ld_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_ld_bank_conflicts));
-  row("shared", "stores", c.shared_st_requests, c.shared_st_wavefronts, "-", fmt::format("{} bank conflicts", c.shared_st_bank_conflicts));
+  row("shared", "loads", c.shared_ld_requests, c.shared_ld_wavefronts, "-",
+      fmt::format("{} bank conflicts", c.shared_ld_bank_conflicts));
+  row("shared", "stores", c.shared_st_requests, c.shared_st_wavefronts, "-",
+      fmt::format("{} bank conflicts", c.shared_st_bank_conflicts));
   row("shared", "atomics", c.shared_atom_requests, c.shared_atom_wavefronts, "-", "");
   row("shared", "cp.async writes", c.shared_async_requests, c.shared_async_wavefronts, "-", "");
   const bool constant_cache = arch.constant_cache.associativity > 0 && c.constant_serialized > 0;
@@ -113,7 +120,9 @@ void print_human(const Arch& arch, const KernelSim& k) {
       constant_cache ? fmt::format("serialized per distinct address, {} misses", c.constant_misses)
                      : "serialized per distinct address");
   row("L2", "reads", 0, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
-      fmt::format("{:.1f}% far, {} persisting hits", pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors), c.l2_persisting_hits));
+      fmt::format("{:.1f}% far, {} persisting hits",
+                  pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors),
+                  c.l2_persisting_hits));
   row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)),
       c.l2_partial_fills == 0 ? std::string("write-back")
                               : fmt::format("write-back, {} fills of partly written sectors", c.l2_partial_fills));
@@ -121,27 +130,29 @@ void print_human(const Arch& arch, const KernelSim& k) {
   row("L2", "reductions", 0, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)), "");
   t.print(std::cout);
   std::cout << fmt::format("DRAM: {} read, {} written, row hit rate {:.1f}%\n\n", units::format_size(c.dram_read_bytes),
-                           units::format_size(c.dram_write_bytes), pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));
+                           units::format_size(c.dram_write_bytes),
+                           pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));
 }
 
 }  // namespace
 
 int run_simulate(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                   //
-      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")            //
-      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                    //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")   //
+  options.add_options()                                                                                            //
+      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")                    //
+      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                             //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")             //
       ("window", po::value<std::string>(), "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]]")  //
-      ("set-aside", po::value<std::string>(), "persisting L2 set-aside (bytes or 16MiB)")                 //
-      ("threads", po::value<int>()->default_value(1), "worker threads (results do not depend on it)")    //
-      ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")  //
-      ("json", "machine-readable output")                                                                  //
+      ("set-aside", po::value<std::string>(), "persisting L2 set-aside (bytes or 16MiB)")                          //
+      ("threads", po::value<int>()->default_value(1), "worker threads (results do not depend on it)")              //
+      ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")          //
+      ("json", "machine-readable output")                                                                          //
       ("csv", "one CSV row per launch");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (!parse("simulate", "TRACE|KERNEL.yaml --arch NAME [--json|--csv] [--window ...]", args, options, pos, vm)) return kExitOk;
+  if (!parse("simulate", "TRACE|KERNEL.yaml --arch NAME [--json|--csv] [--window ...]", args, options, pos, vm))
+    return kExitOk;
   const Arch arch = load_arch(vm["arch"].as<std::string>());
   std::vector<ParamOverride> sets;
   if (vm.count("set") != 0U)
@@ -151,7 +162,8 @@ int run_simulate(const std::vector<std::string>& args) {
   if (opt.threads < 1 || opt.threads > 1024) throw UsageError("memhier simulate: --threads must be 1 to 1024");
   opt.flush_between_launches = vm.count("keep-cache") == 0U;
   if (vm.count("window") != 0U) opt.window = parse_window(vm["window"].as<std::string>());
-  if (vm.count("set-aside") != 0U) opt.persisting_set_aside = parse_bytes_flag("set-aside", vm["set-aside"].as<std::string>());
+  if (vm.count("set-aside") != 0U)
+    opt.persisting_set_aside = parse_bytes_flag("set-aside", vm["set-aside"].as<std::string>());
   auto trace = open_trace(vm["trace"].as<std::string>(), sets);
   const std::vector<KernelSim> result = simulate(arch, *trace, opt);
   if (vm.count("json") != 0U) {

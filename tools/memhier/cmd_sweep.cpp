@@ -27,13 +27,27 @@ namespace fs = std::filesystem;
 namespace {
 
 // Arch keys that only the timing model reads: changing them needs no new simulation.
-const std::set<std::string> kTimingOnly = {
-    "clocks.sm",          "dram.effective_bandwidth",   "dram.peak_bandwidth",     "dram.latency_cycles",
-    "l2.bandwidth",       "l2.near_latency_cycles",     "l2.far_latency_cycles",   "l1.latency_cycles",
-    "l1.bandwidth_per_sm", "shared_memory.latency_cycles", "shared_memory.bandwidth_per_sm", "launch.overhead",
-    "constant_cache.latency_cycles", "constant_cache.l15_latency_cycles", "constant_cache.replay_cycles",
-    "shared_memory.barrier_cycles", "shared_memory.barrier_latency_cycles", "launch.idle_overhead",
-    "launch.block_cycles", "launch.warp_cycles", "timing.overlap_exponent"};
+const std::set<std::string> kTimingOnly = {"clocks.sm",
+                                           "dram.effective_bandwidth",
+                                           "dram.peak_bandwidth",
+                                           "dram.latency_cycles",
+                                           "l2.bandwidth",
+                                           "l2.near_latency_cycles",
+                                           "l2.far_latency_cycles",
+                                           "l1.latency_cycles",
+                                           "l1.bandwidth_per_sm",
+                                           "shared_memory.latency_cycles",
+                                           "shared_memory.bandwidth_per_sm",
+                                           "launch.overhead",
+                                           "constant_cache.latency_cycles",
+                                           "constant_cache.l15_latency_cycles",
+                                           "constant_cache.replay_cycles",
+                                           "shared_memory.barrier_cycles",
+                                           "shared_memory.barrier_latency_cycles",
+                                           "launch.idle_overhead",
+                                           "launch.block_cycles",
+                                           "launch.warp_cycles",
+                                           "timing.overlap_exponent"};
 
 struct Axis {
   std::string key;  // "arch", "section.key" or a kernel parameter
@@ -69,7 +83,8 @@ Arch load_point(const std::string& yaml, const std::string& base, const std::map
     return load_arch_string(yaml, "--vary");
   } catch (const InputError& e) {
     const auto it = values.find(e.key());
-    if (it != values.end()) throw UsageError(fmt::format("memhier sweep: --vary {}={}: {}", it->first, it->second, e.message()));
+    if (it != values.end())
+      throw UsageError(fmt::format("memhier sweep: --vary {}={}: {}", it->first, it->second, e.message()));
     std::string given;
     for (const auto& [key, value] : values) given += fmt::format(" {}={}", key, value);
     throw UsageError(fmt::format("memhier sweep: --vary{} on {}: '{}': {}", given, base, e.key(), e.message()));
@@ -81,16 +96,19 @@ Arch point_arch(const std::string& base, std::map<std::string, std::string> valu
     // Keep the persisting set-aside limit the same share of L2 as the base arch (the H100 10 of 16 ways, the H200 12).
     const Arch b = load_arch(base);
     const Arch sized = load_point(fmt::format("extends: {}\nname: probe\nl2:\n  size: {}\n  persisting_max: 0B\n  "
-                                              "max_window_size: 0B\n", base, values.at("l2.size")),
+                                              "max_window_size: 0B\n",
+                                              base, values.at("l2.size")),
                                   base, values);
     if (b.l2.persisting_max > 0 && b.l2.size > 0) {
       const double share = static_cast<double>(b.l2.persisting_max) / static_cast<double>(b.l2.size);
-      values["l2.persisting_max"] = fmt::format("{}B", static_cast<std::uint64_t>(share * static_cast<double>(sized.l2.size)) / 1024 * 1024);
+      values["l2.persisting_max"] =
+          fmt::format("{}B", static_cast<std::uint64_t>(share * static_cast<double>(sized.l2.size)) / 1024 * 1024);
     }
   }
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> sections;
   for (const auto& [key, value] : values)
-    if (const auto dot = key.find('.'); dot != std::string::npos) sections[key.substr(0, dot)].emplace_back(key.substr(dot + 1), value);
+    if (const auto dot = key.find('.'); dot != std::string::npos)
+      sections[key.substr(0, dot)].emplace_back(key.substr(dot + 1), value);
   if (sections.empty()) return load_arch(base);
   std::string yaml = fmt::format("extends: {}\nname: {}-sweep\n", base, base);
   for (const auto& [section, keys] : sections) {
@@ -135,21 +153,22 @@ std::string plot_script() {
 
 int run_sweep(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                              //
-      ("trace", po::value<std::string>()->required(), "kernel .yaml, .mht or Accel-Sim trace")                      //
-      ("arch", po::value<std::string>()->default_value("h100"), "base architecture")                                //
-      ("vary", po::value<std::vector<std::string>>()->required(), "KEY=V1,V2,...: arch key (l2.size), kernel parameter (n) or arch")  //
-      ("set", po::value<std::vector<std::string>>(), "fixed description parameter: --set n=4096")                    //
-      ("threads", po::value<int>()->default_value(0), "configurations simulated at once (0: all cores)")           //
-      ("csv", "CSV on standard output")                                                                              //
-      ("json", "JSON on standard output")                                                                            //
-      ("plot", po::value<std::string>(), "write a plot of time against the first --vary key (.svg or .png)")       //
+  options.add_options()                                                                         //
+      ("trace", po::value<std::string>()->required(), "kernel .yaml, .mht or Accel-Sim trace")  //
+      ("arch", po::value<std::string>()->default_value("h100"), "base architecture")            //
+      ("vary", po::value<std::vector<std::string>>()->required(),
+       "KEY=V1,V2,...: arch key (l2.size), kernel parameter (n) or arch")                                     //
+      ("set", po::value<std::vector<std::string>>(), "fixed description parameter: --set n=4096")             //
+      ("threads", po::value<int>()->default_value(0), "configurations simulated at once (0: all cores)")      //
+      ("csv", "CSV on standard output")                                                                       //
+      ("json", "JSON on standard output")                                                                     //
+      ("plot", po::value<std::string>(), "write a plot of time against the first --vary key (.svg or .png)")  //
       ("force", "replace the plot file if it exists");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (!parse("sweep", "TRACE|KERNEL.yaml --arch NAME --vary KEY=V1,V2 [--vary ...] [--csv|--json] [--plot OUT.svg]", args,
-             options, pos, vm))
+  if (!parse("sweep", "TRACE|KERNEL.yaml --arch NAME --vary KEY=V1,V2 [--vary ...] [--csv|--json] [--plot OUT.svg]",
+             args, options, pos, vm))
     return kExitOk;
   std::vector<Axis> axes;
   for (const std::string& v : vm["vary"].as<std::vector<std::string>>()) axes.push_back(parse_axis(v));
@@ -165,7 +184,8 @@ int run_sweep(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < points.size(); ++i) groups[points[i].sim_key].push_back(i);
   std::vector<std::vector<std::size_t>> work;
   for (auto& [key, members] : groups) work.push_back(members);
-  std::cerr << fmt::format("memhier sweep: {} points, {} distinct memory configurations to simulate\n", points.size(), work.size());
+  std::cerr << fmt::format("memhier sweep: {} points, {} distinct memory configurations to simulate\n", points.size(),
+                           work.size());
   const int threads = vm["threads"].as<int>() > 0 ? vm["threads"].as<int>() : omp_get_max_threads();
   std::atomic<std::size_t> done = 0;
   std::vector<std::string> errors(work.size());
@@ -175,7 +195,8 @@ int run_sweep(const std::vector<std::string>& args) {
       Point& first = points[work[w].front()];
       std::vector<ParamOverride> sets = fixed;
       for (const auto& [key, value] : first.values)
-        if (key != "arch" && key.find('.') == std::string::npos) sets.push_back(parse_param_override(key + "=" + value));
+        if (key != "arch" && key.find('.') == std::string::npos)
+          sets.push_back(parse_param_override(key + "=" + value));
       auto source = open_trace(trace, sets);
       const std::vector<KernelSim> sims = simulate(first.arch, *source);
       for (std::size_t i : work[w])
@@ -195,8 +216,11 @@ int run_sweep(const std::vector<std::string>& args) {
   nlohmann::json rows = nlohmann::json::array();
   for (const Point& p : points)
     for (const Prediction& pr : p.predictions) {
-      nlohmann::json row = {{"kernel", pr.kernel}, {"seconds", pr.seconds}, {"bound", pr.bound},
-                            {"dram_bandwidth", pr.dram_bandwidth}, {"explanation", pr.explanation}};
+      nlohmann::json row = {{"kernel", pr.kernel},
+                            {"seconds", pr.seconds},
+                            {"bound", pr.bound},
+                            {"dram_bandwidth", pr.dram_bandwidth},
+                            {"explanation", pr.explanation}};
       for (const auto& [key, value] : p.values) row[key] = value;
       rows.push_back(row);
     }
@@ -229,11 +253,13 @@ int run_sweep(const std::vector<std::string>& args) {
     const fs::path json_file = fs::path(vm["plot"].as<std::string>()).string() + ".json";
     std::ofstream(json_file) << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump() << "\n";
     const std::string python = plot_python();
-    const std::string cmd = fmt::format("{} '{}' '{}' '{}'", python, plot_script(), json_file.string(), vm["plot"].as<std::string>());
+    const std::string cmd =
+        fmt::format("{} '{}' '{}' '{}'", python, plot_script(), json_file.string(), vm["plot"].as<std::string>());
     const int rc = python.empty() ? 1 : std::system(cmd.c_str());
     fs::remove(json_file);
     if (rc != 0) {
-      std::cerr << "memhier sweep: the plot needs python3 with matplotlib (Debian: apt-get install python3-matplotlib)\n";
+      std::cerr
+          << "memhier sweep: the plot needs python3 with matplotlib (Debian: apt-get install python3-matplotlib)\n";
       return kExitCheckFailed;
     }
     std::cerr << "plot: " << vm["plot"].as<std::string>() << "\n";

@@ -27,11 +27,12 @@ std::vector<ParamOverride> overrides(const po::variables_map& vm) {
 // Refuses to replace an existing file or directory unless --force.
 void check_output(const fs::path& out, bool force) {
   std::error_code ec;
-  if (fs::exists(out, ec) && !force)
-    throw InputError({out.string()}, "", "already exists; pass --force to replace it");
+  if (fs::exists(out, ec) && !force) throw InputError({out.string()}, "", "already exists; pass --force to replace it");
 }
 
-double ratio(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+double ratio(std::uint64_t a, std::uint64_t b) {
+  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
 
 std::string dim(const Dim3& d) { return fmt::format("{}x{}x{}", d.x, d.y, d.z); }
 
@@ -39,9 +40,9 @@ bool is_accelsim_output(const fs::path& out) { return out.extension() != ".mht";
 
 int run_gen(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                      //
-      ("description", po::value<std::string>()->required(), "kernel description (.yaml)")    //
-      ("output,o", po::value<std::string>()->required(), "output .mht file")                 //
+  options.add_options()                                                                     //
+      ("description", po::value<std::string>()->required(), "kernel description (.yaml)")   //
+      ("output,o", po::value<std::string>()->required(), "output .mht file")                //
       ("set", po::value<std::vector<std::string>>(), "override a parameter: --set n=4096")  //
       ("force", "replace the output if it exists");
   po::positional_options_description pos;
@@ -55,9 +56,9 @@ int run_gen(const std::vector<std::string>& args) {
   write_mht(*source, out);
   MhtReader check(out);
   const MhtKernelInfo& k = check.kernels().front();
-  std::cout << fmt::format("{}: {} launch(es) of {}, {} blocks, {} warp memory instructions, {} on disk\n", out.string(),
-                           check.kernels().size(), k.launch.name, k.counts.blocks, k.counts.memory_instructions,
-                           units::format_bytes(check.file_size()));
+  std::cout << fmt::format("{}: {} launch(es) of {}, {} blocks, {} warp memory instructions, {} on disk\n",
+                           out.string(), check.kernels().size(), k.launch.name, k.counts.blocks,
+                           k.counts.memory_instructions, units::format_bytes(check.file_size()));
   return kExitOk;
 }
 
@@ -88,9 +89,9 @@ std::vector<KernelSummary> summarize(const fs::path& path, const std::vector<Par
 
 int run_info(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                       //
+  options.add_options()                                                                        //
       ("trace", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")  //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter")     //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter")       //
       ("json", "machine-readable output");
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -112,8 +113,8 @@ int run_info(const std::vector<std::string>& args) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::vector<std::string> header{"#", "kernel", "grid", "block", "blocks", "warps", "warp mem instr", "barriers",
-                                  "lane accesses"};
+  std::vector<std::string> header{"#",     "kernel",         "grid",     "block",        "blocks",
+                                  "warps", "warp mem instr", "barriers", "lane accesses"};
   if (mht) header.insert(header.end(), {"raw", "stored", "ratio", "B/instr"});
   Table t(header);
   TraceCounts total;
@@ -123,9 +124,14 @@ int run_info(const std::vector<std::string>& args) {
     total += k.counts;
     raw += k.raw_bytes;
     stored += k.stored_bytes;
-    std::vector<std::string> row{std::to_string(i), k.launch.name, dim(k.launch.grid), dim(k.launch.block),
-                                 std::to_string(k.counts.blocks), std::to_string(k.counts.warps),
-                                 std::to_string(k.counts.memory_instructions), std::to_string(k.counts.barriers),
+    std::vector<std::string> row{std::to_string(i),
+                                 k.launch.name,
+                                 dim(k.launch.grid),
+                                 dim(k.launch.block),
+                                 std::to_string(k.counts.blocks),
+                                 std::to_string(k.counts.warps),
+                                 std::to_string(k.counts.memory_instructions),
+                                 std::to_string(k.counts.barriers),
                                  std::to_string(k.counts.lane_accesses)};
     if (mht) {
       row.push_back(units::format_bytes(k.raw_bytes));
@@ -142,16 +148,17 @@ int run_info(const std::vector<std::string>& args) {
   std::string spaces;
   for (int s = 0; s < kAddressSpaceCount; ++s)
     if (total.by_space.at(static_cast<std::size_t>(s)) != 0)
-      spaces += fmt::format(" {} {}", to_string(static_cast<AddressSpace>(s)), total.by_space.at(static_cast<std::size_t>(s)));
+      spaces += fmt::format(" {} {}", to_string(static_cast<AddressSpace>(s)),
+                            total.by_space.at(static_cast<std::size_t>(s)));
   std::string kinds;
   for (int k = 0; k < kAccessKindCount; ++k)
     if (total.by_kind.at(static_cast<std::size_t>(k)) != 0)
-      kinds += fmt::format(" {} {}", to_string(static_cast<AccessKind>(k)), total.by_kind.at(static_cast<std::size_t>(k)));
+      kinds +=
+          fmt::format(" {} {}", to_string(static_cast<AccessKind>(k)), total.by_kind.at(static_cast<std::size_t>(k)));
   std::cout << fmt::format("by space:{}\nby kind:{}\n", spaces.empty() ? " -" : spaces, kinds.empty() ? " -" : kinds);
   if (mht) {
     std::cout << fmt::format("records {} raw, {} stored ({:.1f}x), {:.2f} bytes per warp memory instruction\n",
-                             units::format_bytes(raw), units::format_bytes(stored),
-                             ratio(raw, stored),
+                             units::format_bytes(raw), units::format_bytes(stored), ratio(raw, stored),
                              ratio(stored, total.memory_instructions));
   }
   std::cout << "\n";
@@ -173,10 +180,10 @@ std::string describe_addresses(std::span<const std::uint64_t> a) {
 
 int run_dump(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                        //
-      ("trace", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")   //
+  options.add_options()                                                                                      //
+      ("trace", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")                //
       ("kernel", po::value<std::size_t>(), "only this kernel launch (0-based, as trace info numbers them)")  //
-      ("limit", po::value<std::uint64_t>()->default_value(100), "stop after this many records (0: all)")   //
+      ("limit", po::value<std::uint64_t>()->default_value(100), "stop after this many records (0: all)")     //
       ("set", po::value<std::vector<std::string>>(), "override a description parameter");
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -213,9 +220,11 @@ int run_dump(const std::vector<std::string>& args) {
             std::cout << fmt::format("    warp {:2} pc 0x{:04x} barrier mask {:08x}{}\n", w, r.pc, r.active_mask, work);
             continue;
           }
-          std::cout << fmt::format("    warp {:2} pc 0x{:04x} {} {} {}B{} mask {:08x}{}{}: {}\n", w, r.pc, to_string(r.kind),
-                                   to_string(r.space), r.size, r.hint == CacheHint::none ? std::string() : fmt::format(" {}", to_string(r.hint)),
-                                   r.active_mask, work, r.bulk_bytes != 0 ? fmt::format(" bulk {} B", r.bulk_bytes) : "",
+          std::cout << fmt::format("    warp {:2} pc 0x{:04x} {} {} {}B{} mask {:08x}{}{}: {}\n", w, r.pc,
+                                   to_string(r.kind), to_string(r.space), r.size,
+                                   r.hint == CacheHint::none ? std::string() : fmt::format(" {}", to_string(r.hint)),
+                                   r.active_mask, work,
+                                   r.bulk_bytes != 0 ? fmt::format(" bulk {} B", r.bulk_bytes) : "",
                                    describe_addresses(b.lane_addresses(r)));
         }
       }
@@ -228,10 +237,10 @@ int run_dump(const std::vector<std::string>& args) {
 
 int run_convert(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                    //
-      ("input", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")  //
+  options.add_options()                                                                          //
+      ("input", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")    //
       ("output", po::value<std::string>()->required(), "OUT.mht, or a directory for Accel-Sim")  //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter")    //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter")         //
       ("force", "replace the output if it exists");
   po::positional_options_description pos;
   pos.add("input", 1).add("output", 1);

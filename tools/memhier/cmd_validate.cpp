@@ -50,10 +50,11 @@ void print_table(const nlohmann::json& report) {
     if (!s.contains(path)) continue;
     const auto& p = s[path];
     if (p.value("cases", 0) == 0) continue;
-    std::cout << fmt::format("\n{}: MAPE {:.1f}% over {} cases, {} within 25%, worst {} ({:.0f}%), log-time correlation {:.3f}",
-                             path, p["mape_pct"].get<double>(), p["cases"].get<int>(), p["within_25pct"].get<double>(),
-                             p["worst_case"].get<std::string>(), p["worst_error_pct"].get<double>(),
-                             p["log_time_correlation"].get<double>());
+    std::cout << fmt::format(
+        "\n{}: MAPE {:.1f}% over {} cases, {} within 25%, worst {} ({:.0f}%), log-time correlation {:.3f}", path,
+        p["mape_pct"].get<double>(), p["cases"].get<int>(), p["within_25pct"].get<double>(),
+        p["worst_case"].get<std::string>(), p["worst_error_pct"].get<double>(),
+        p["log_time_correlation"].get<double>());
     if (p.value("left_out", 0) > 0)
       std::cout << fmt::format(" ({} traced case{} left out: the trace lacks the kernel's constant-bank loads)",
                                p["left_out"].get<int>(), p["left_out"].get<int>() == 1 ? "" : "s");
@@ -83,37 +84,44 @@ void print_table(const nlohmann::json& report) {
 
 int run_validate(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                         //
-      ("results", po::value<std::string>(), "results folder (validate/results/<gpu>-<date>); with --gpu, where to write")  //
-      ("gpu", "first run the suite, ncu and the tracer on this machine's GPU (validate/gpu/*.sh)")             //
+  options.add_options()  //
+      ("results", po::value<std::string>(),
+       "results folder (validate/results/<gpu>-<date>); with --gpu, where to write")                              //
+      ("gpu", "first run the suite, ncu and the tracer on this machine's GPU (validate/gpu/*.sh)")                //
       ("arch", po::value<std::string>(), "architecture to predict with (default: from the measured GPU's name)")  //
-      ("out", po::value<std::string>()->default_value("memhier-validate-report"), "report folder")            //
-      ("force", "replace an existing report folder")                                                           //
-      ("only", po::value<std::string>(), "cases whose id matches this regex")                                  //
-      ("examples", po::value<std::string>(), "kernel descriptions folder (default: the source tree's traces/examples)")  //
-      ("threads", po::value<int>()->default_value(1), "simulation threads")                                    //
-      ("max-mape", po::value<double>(), "exit 1 if the time MAPE (from descriptions) is above PCT")           //
-      ("baseline", po::value<std::string>(), "exit 1 if any error is worse than this baseline (ratchet)")     //
-      ("write-baseline", po::value<std::string>(), "write this run's summary as a new baseline")              //
-      ("no-plots", "skip the matplotlib plots")                                                                //
+      ("out", po::value<std::string>()->default_value("memhier-validate-report"), "report folder")                //
+      ("force", "replace an existing report folder")                                                              //
+      ("only", po::value<std::string>(), "cases whose id matches this regex")                                     //
+      ("examples", po::value<std::string>(),
+       "kernel descriptions folder (default: the source tree's traces/examples)")                          //
+      ("threads", po::value<int>()->default_value(1), "simulation threads")                                //
+      ("max-mape", po::value<double>(), "exit 1 if the time MAPE (from descriptions) is above PCT")        //
+      ("baseline", po::value<std::string>(), "exit 1 if any error is worse than this baseline (ratchet)")  //
+      ("write-baseline", po::value<std::string>(), "write this run's summary as a new baseline")           //
+      ("no-plots", "skip the matplotlib plots")                                                            //
       ("json", "print the report JSON instead of the tables");
   po::variables_map vm;
   if (!parse("validate", "--results DIR [--out DIR] [--max-mape PCT] [--baseline FILE] | --gpu --results DIR", args,
              options, {}, vm))
     return kExitOk;
-  if (vm.count("results") == 0U) throw UsageError("memhier validate: --results DIR is required (e.g. validate/results/h100-2026-11-22)");
+  if (vm.count("results") == 0U)
+    throw UsageError("memhier validate: --results DIR is required (e.g. validate/results/h100-2026-11-22)");
   const fs::path dir = vm["results"].as<std::string>();
   if (vm.count("gpu") != 0U) run_gpu_scripts(dir);
   const fs::path out = vm["out"].as<std::string>();
   if (fs::exists(out) && vm.count("force") == 0U)
-    throw UsageError(fmt::format("memhier validate: {} exists; pass --force to replace the report in it", out.string()));
+    throw UsageError(
+        fmt::format("memhier validate: {} exists; pass --force to replace the report in it", out.string()));
   const Results results = load_results(dir);
-  std::string arch_name = vm.count("arch") != 0U ? vm["arch"].as<std::string>() : tracer::arch_from_device_name(results.gpu);
+  std::string arch_name =
+      vm.count("arch") != 0U ? vm["arch"].as<std::string>() : tracer::arch_from_device_name(results.gpu);
   if (arch_name.empty())
-    throw UsageError(fmt::format("memhier validate: no architecture file matches the GPU '{}'; pass --arch", results.gpu));
+    throw UsageError(
+        fmt::format("memhier validate: no architecture file matches the GPU '{}'; pass --arch", results.gpu));
   const Arch arch = load_arch(arch_name);
   ValidateOptions vo;
-  vo.examples = vm.count("examples") != 0U ? fs::path(vm["examples"].as<std::string>()) : source_dir() / "traces" / "examples";
+  vo.examples =
+      vm.count("examples") != 0U ? fs::path(vm["examples"].as<std::string>()) : source_dir() / "traces" / "examples";
   vo.threads = vm["threads"].as<int>();
   if (vo.threads < 1 || vo.threads > 1024) throw UsageError("memhier validate: --threads must be 1 to 1024");
   if (vm.count("only") != 0U) vo.only = vm["only"].as<std::string>();
@@ -121,25 +129,31 @@ int run_validate(const std::vector<std::string>& args) {
   if (cases.empty()) throw UsageError(fmt::format("memhier validate: no case of {} matches --only", dir.string()));
   const nlohmann::json report = validation_report(arch, results, cases);
   write_report(report, out, vm.count("no-plots") == 0U, source_dir() / "validate" / "report" / "plots.py");
-  if (vm.count("json") != 0U) std::cout << report.dump(2) << "\n";
-  else print_table(report);
+  if (vm.count("json") != 0U)
+    std::cout << report.dump(2) << "\n";
+  else
+    print_table(report);
   std::cerr << fmt::format("report: {}/report.html (json, csv next to it)\n", out.string());
   if (vm.count("write-baseline") != 0U) {
-    std::ofstream(vm["write-baseline"].as<std::string>()) << nlohmann::json{{"summary", report["summary"]}}.dump(2) << "\n";
+    std::ofstream(vm["write-baseline"].as<std::string>())
+        << nlohmann::json{{"summary", report["summary"]}}.dump(2) << "\n";
   }
   int rc = kExitOk;
   if (vm.count("max-mape") != 0U) {
     const double mape = report["summary"]["time_from_description"].value("mape_pct", 1e9);
     if (mape > vm["max-mape"].as<double>()) {
-      std::cerr << fmt::format("memhier validate: time MAPE {:.1f}% is above --max-mape {}\n", mape, vm["max-mape"].as<double>());
+      std::cerr << fmt::format("memhier validate: time MAPE {:.1f}% is above --max-mape {}\n", mape,
+                               vm["max-mape"].as<double>());
       rc = kExitCheckFailed;
     }
   }
   if (vm.count("baseline") != 0U) {
     std::ifstream in(vm["baseline"].as<std::string>());
-    if (!in) throw UsageError(fmt::format("memhier validate: cannot read baseline {}", vm["baseline"].as<std::string>()));
+    if (!in)
+      throw UsageError(fmt::format("memhier validate: cannot read baseline {}", vm["baseline"].as<std::string>()));
     const auto base = nlohmann::json::parse(in, nullptr, false);
-    if (base.is_discarded()) throw UsageError(fmt::format("memhier validate: {} is not JSON", vm["baseline"].as<std::string>()));
+    if (base.is_discarded())
+      throw UsageError(fmt::format("memhier validate: {} is not JSON", vm["baseline"].as<std::string>()));
     for (const std::string& w : ratchet_regressions(report, base)) {
       std::cerr << "memhier validate: worse than the baseline: " << w << "\n";
       rc = kExitCheckFailed;

@@ -24,9 +24,11 @@ constexpr std::array kCommands{
     Command{"trace", "generate, inspect and convert traces", memhier::cli::run_trace},
     Command{"simulate", "counts per memory level for a trace on an architecture", memhier::cli::run_simulate},
     Command{"predict", "predicted kernel time, binding resource and breakdown", memhier::cli::run_predict},
-    Command{"sweep", "what-if sweeps over architecture keys, kernel parameters and architectures", memhier::cli::run_sweep},
+    Command{"sweep", "what-if sweeps over architecture keys, kernel parameters and architectures",
+            memhier::cli::run_sweep},
     Command{"validate", "compare predictions with measured GPU times and ncu counters", memhier::cli::run_validate},
-    Command{"calibrate", "refit timing constants from measured kernels (writes a new arch file)", memhier::cli::run_calibrate},
+    Command{"calibrate", "refit timing constants from measured kernels (writes a new arch file)",
+            memhier::cli::run_calibrate},
 };
 
 void print_usage(std::ostream& out) {

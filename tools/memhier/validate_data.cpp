@@ -36,9 +36,12 @@ std::vector<std::string> csv_fields(const std::string& line) {
   std::string cur;
   bool quoted = false;
   for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.push_back(std::exchange(cur, {}));
-    else cur += c;
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.push_back(std::exchange(cur, {}));
+    else
+      cur += c;
   }
   out.push_back(cur);
   return out;
@@ -71,7 +74,8 @@ std::vector<std::map<std::string, double>> read_ncu(const fs::path& file) {
       id = std::stoul(f[static_cast<std::size_t>(id_col)]);
       value = std::stod(v);
     } catch (const std::exception&) {
-      fail(file, n, fmt::format("launch ID or metric value is not a number: '{}'", f[static_cast<std::size_t>(value_col)]));
+      fail(file, n,
+           fmt::format("launch ID or metric value is not a number: '{}'", f[static_cast<std::size_t>(value_col)]));
     }
     if (id >= launches.size()) launches.resize(id + 1);
     launches[id][f[static_cast<std::size_t>(metric_col)]] = value;
@@ -94,10 +98,13 @@ void attach_ncu(const fs::path& dir, const std::string& mode, std::map<std::stri
     const auto counted = rec.value("launches_per_run", 1);
     const std::string id = rec.value("case", "");
     if (next + static_cast<std::size_t>(made) > launches.size())
-      fail(once, line, fmt::format("{} launches listed but {} has only {}", next + static_cast<std::size_t>(made), csv.string(), launches.size()));
+      fail(once, line,
+           fmt::format("{} launches listed but {} has only {}", next + static_cast<std::size_t>(made), csv.string(),
+                       launches.size()));
     auto it = by_id.find(id);
     if (it != by_id.end())
-      for (std::size_t l = next + static_cast<std::size_t>(made - counted); l < next + static_cast<std::size_t>(made); ++l)
+      for (std::size_t l = next + static_cast<std::size_t>(made - counted); l < next + static_cast<std::size_t>(made);
+           ++l)
         for (const auto& [metric, value] : launches[l]) it->second->ncu[metric] += value;
     next += static_cast<std::size_t>(made);
   }
@@ -108,9 +115,12 @@ void attach_ncu(const fs::path& dir, const std::string& mode, std::map<std::stri
 std::string case_file_name(const std::string& id) {
   std::string out;
   for (char c : id) {
-    if (c == ' ' || c == '<') out += '_';
-    else if (c == '=') out += '-';
-    else if (c != '>') out += c;
+    if (c == ' ' || c == '<')
+      out += '_';
+    else if (c == '=')
+      out += '-';
+    else if (c != '>')
+      out += c;
   }
   return out;
 }

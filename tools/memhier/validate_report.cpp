@@ -1,12 +1,12 @@
 // The report files. HTML is plain tables plus the plot images; no scripts, so it opens anywhere, offline.
 #include "validate_report.h"
 
-#include "cli_common.h"
-
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <fstream>
+
+#include "cli_common.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -27,10 +27,11 @@ void write_csv(const nlohmann::json& report, const fs::path& file) {
   std::ofstream out(file);
   out << "case,regime,warm,measured_s,described_s,described_error_pct,traced_s,traced_error_pct,bound\n";
   for (const auto& c : report["cases"])
-    out << fmt::format("\"{}\",{},{},{:.9g},{},{},{},{},{}\n", c["case"].get<std::string>(), c["regime"].get<std::string>(),
-                       c["warm"].get<bool>() ? 1 : 0, c["measured_s"].get<double>(), num(c, "described", "predicted_s", "{:.9g}"),
-                       num(c, "described", "error_pct", "{:.2f}"), num(c, "traced", "predicted_s", "{:.9g}"),
-                       num(c, "traced", "error_pct", "{:.2f}"), c.contains("described") ? c["described"]["bound"].get<std::string>() : "");
+    out << fmt::format("\"{}\",{},{},{:.9g},{},{},{},{},{}\n", c["case"].get<std::string>(),
+                       c["regime"].get<std::string>(), c["warm"].get<bool>() ? 1 : 0, c["measured_s"].get<double>(),
+                       num(c, "described", "predicted_s", "{:.9g}"), num(c, "described", "error_pct", "{:.2f}"),
+                       num(c, "traced", "predicted_s", "{:.9g}"), num(c, "traced", "error_pct", "{:.2f}"),
+                       c.contains("described") ? c["described"]["bound"].get<std::string>() : "");
 }
 
 void write_html(const nlohmann::json& report, const fs::path& file, const std::string& plot_note) {
@@ -38,26 +39,31 @@ void write_html(const nlohmann::json& report, const fs::path& file, const std::s
   h << "<!doctype html><html><head><meta charset=\"utf-8\"><title>memhier validation</title><style>"
        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
        "padding:2px 6px;text-align:right}td:first-child{text-align:left}img{max-width:48%}</style></head><body>\n";
-  h << fmt::format("<h1>memhier validation: {} predicted as {}</h1>\n<p>results: {}</p>\n", esc(report["gpu"].get<std::string>()),
-                   esc(report["arch"].get<std::string>()), esc(report["results"].get<std::string>()));
+  h << fmt::format("<h1>memhier validation: {} predicted as {}</h1>\n<p>results: {}</p>\n",
+                   esc(report["gpu"].get<std::string>()), esc(report["arch"].get<std::string>()),
+                   esc(report["results"].get<std::string>()));
   h << "<h2>Summary</h2><pre>" << esc(report["summary"].dump(2)) << "</pre>\n";
   h << "<h2>Plots</h2>" << plot_note;
   for (const char* img : {"time_scatter.svg", "time_error.svg", "counters.svg"})
-    if (fs::exists(file.parent_path() / "plots" / img)) h << fmt::format("<img src=\"plots/{}\" alt=\"{}\">\n", img, img);
+    if (fs::exists(file.parent_path() / "plots" / img))
+      h << fmt::format("<img src=\"plots/{}\" alt=\"{}\">\n", img, img);
   h << "<h2>Cases</h2><table><tr><th>case</th><th>regime</th><th>measured</th><th>from description</th><th>error</th>"
        "<th>from trace</th><th>error</th><th>bound</th></tr>\n";
   for (const auto& c : report["cases"])
-    h << fmt::format("<tr><td>{}</td><td>{}</td><td>{:.2f} us</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                     esc(c["case"].get<std::string>()), c["regime"].get<std::string>() + (c["warm"].get<bool>() ? " warm" : ""),
-                     c["measured_s"].get<double>() * 1e6, num(c, "described", "predicted_s", "{:.3g}"),
-                     num(c, "described", "error_pct", "{:+.0f}%"), num(c, "traced", "predicted_s", "{:.3g}"),
-                     num(c, "traced", "error_pct", "{:+.0f}%"), c.contains("described") ? c["described"]["bound"].get<std::string>() : "");
+    h << fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{:.2f} us</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(c["case"].get<std::string>()), c["regime"].get<std::string>() + (c["warm"].get<bool>() ? " warm" : ""),
+        c["measured_s"].get<double>() * 1e6, num(c, "described", "predicted_s", "{:.3g}"),
+        num(c, "described", "error_pct", "{:+.0f}%"), num(c, "traced", "predicted_s", "{:.3g}"),
+        num(c, "traced", "error_pct", "{:+.0f}%"),
+        c.contains("described") ? c["described"]["bound"].get<std::string>() : "");
   h << "</table>\n<h2>Counters (predicted / ncu)</h2><table><tr><th>case</th><th>counter</th><th>predicted</th>"
        "<th>measured</th><th>error</th></tr>\n";
   for (const auto& c : report["cases"])
     for (const auto& [name, cell] : c["counters"].items())
-      h << fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{}</td></tr>\n", esc(c["case"].get<std::string>()),
-                       name, cell["predicted"].get<double>(), cell["measured"].get<double>(),
+      h << fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{}</td></tr>\n",
+                       esc(c["case"].get<std::string>()), name, cell["predicted"].get<double>(),
+                       cell["measured"].get<double>(),
                        cell.contains("error_pct")      ? fmt::format("{:+.1f}%", cell["error_pct"].get<double>())
                        : cell.contains("not_compared") ? esc("not compared: " + cell["not_compared"].get<std::string>())
                                                        : "");
@@ -81,10 +87,12 @@ void write_report(const nlohmann::json& report, const fs::path& out, bool plots,
   std::string note;
   if (plots) {
     const std::string python = plot_python();
-    const std::string cmd = fmt::format("{} '{}' '{}' '{}' 2>&1", python, plot_script.string(), (out / "report.json").string(),
-                                        (out / "plots").string());
+    const std::string cmd = fmt::format("{} '{}' '{}' '{}' 2>&1", python, plot_script.string(),
+                                        (out / "report.json").string(), (out / "plots").string());
     if (python.empty() || std::system(cmd.c_str()) != 0)
-      note = "<p>Plots unavailable: python3 with matplotlib was not found (Debian: apt-get install python3-matplotlib).</p>";
+      note =
+          "<p>Plots unavailable: python3 with matplotlib was not found (Debian: apt-get install "
+          "python3-matplotlib).</p>";
   } else {
     note = "<p>Plots skipped (--no-plots).</p>";
   }

@@ -19,7 +19,8 @@ namespace {
 // The same source opened `times` times back to back: a warm case's warm-up run, then the run that counts.
 class RepeatSource : public TraceSource {
  public:
-  RepeatSource(std::function<std::unique_ptr<TraceSource>()> open, int times) : m_open(std::move(open)), m_left(times) {}
+  RepeatSource(std::function<std::unique_ptr<TraceSource>()> open, int times)
+      : m_open(std::move(open)), m_left(times) {}
   bool next_kernel(KernelLaunch& launch) override {
     while (true) {
       if (m_current && m_current->next_kernel(launch)) return true;
@@ -84,7 +85,9 @@ bool window_sensitive(std::string_view counter) {
          counter == "dram_read_bytes" || counter == "dram_write_bytes";
 }
 
-double pct_error(double predicted, double measured) { return measured != 0 ? 100 * (predicted - measured) / measured : 0; }
+double pct_error(double predicted, double measured) {
+  return measured != 0 ? 100 * (predicted - measured) / measured : 0;
+}
 
 // `complete_traces_only`: leave out traced cases whose trace lacks what the kernel does (CaseResult::trace_blind_spot).
 nlohmann::json time_summary(const std::vector<CaseResult>& cases, bool traced, bool complete_traces_only = false) {
@@ -113,9 +116,10 @@ nlohmann::json time_summary(const std::vector<CaseResult>& cases, bool traced, b
   for (std::size_t i = 0; i < lp.size(); ++i) mp += lp[i] / n, mm += lm[i] / n;
   for (std::size_t i = 0; i < lp.size(); ++i)
     cov += (lp[i] - mp) * (lm[i] - mm), vp += (lp[i] - mp) * (lp[i] - mp), vm += (lm[i] - mm) * (lm[i] - mm);
-  nlohmann::json summary = {{"cases", errors.size()},   {"mape_pct", mape},
-                            {"worst_case", worst},      {"worst_error_pct", worst_error},
-                            {"within_25pct", within25}, {"log_time_correlation", vp > 0 && vm > 0 ? cov / std::sqrt(vp * vm) : 0.0}};
+  nlohmann::json summary = {
+      {"cases", errors.size()},   {"mape_pct", mape},
+      {"worst_case", worst},      {"worst_error_pct", worst_error},
+      {"within_25pct", within25}, {"log_time_correlation", vp > 0 && vm > 0 ? cov / std::sqrt(vp * vm) : 0.0}};
   if (complete_traces_only) summary["left_out"] = left_out;
   return summary;
 }
@@ -163,16 +167,23 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
   // and constants: 100% each) cannot dominate as they do the mean of relative errors.
   std::map<std::string, std::pair<double, double>> counter_totals;
   for (const CaseResult& c : cases) {
-    nlohmann::json row = {{"case", c.measured.id},         {"kernel", c.measured.kernel},
-                          {"regime", c.measured.regime},   {"warm", c.measured.warm},
-                          {"measured_s", c.measured.median_s}, {"measured_p10_s", c.measured.p10_s},
+    nlohmann::json row = {{"case", c.measured.id},
+                          {"kernel", c.measured.kernel},
+                          {"regime", c.measured.regime},
+                          {"warm", c.measured.warm},
+                          {"measured_s", c.measured.median_s},
+                          {"measured_p10_s", c.measured.p10_s},
                           {"measured_p90_s", c.measured.p90_s}};
     if (!c.error.empty()) row["error"] = c.error;
     for (const auto& [key, p] : {std::pair{"described", &c.described}, std::pair{"traced", &c.traced}}) {
       if (!*p) continue;
-      row[key] = {{"predicted_s", (*p)->seconds}, {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
-                  {"bound", (*p)->bound}, {"bound_seconds", (*p)->bound_seconds},
-                  {"launch_seconds", (*p)->launch_seconds}, {"launches", (*p)->launches}, {"terms_s", (*p)->terms}};
+      row[key] = {{"predicted_s", (*p)->seconds},
+                  {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
+                  {"bound", (*p)->bound},
+                  {"bound_seconds", (*p)->bound_seconds},
+                  {"launch_seconds", (*p)->launch_seconds},
+                  {"launches", (*p)->launches},
+                  {"terms_s", (*p)->terms}};
     }
     if (c.traced && !c.trace_blind_spot.empty()) row["traced"]["blind_spot"] = c.trace_blind_spot;
     nlohmann::json counters = nlohmann::json::object();
@@ -208,13 +219,13 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
     // error says little where hits are few (a cold stream's 1000 hits of 3 million reads).
     const auto hits = c.measured.ncu.find("lts__t_sectors_op_read_lookup_hit.sum");
     const auto reads = c.measured.ncu.find("lts__t_sectors_op_read.sum");
-    if (basis && !basis->windows && hits != c.measured.ncu.end() && reads != c.measured.ncu.end() && reads->second > 0 &&
-        basis->counters.l2_read_sectors > 0) {
+    if (basis && !basis->windows && hits != c.measured.ncu.end() && reads != c.measured.ncu.end() &&
+        reads->second > 0 && basis->counters.l2_read_sectors > 0) {
       const double measured = 100 * hits->second / reads->second;
       const double predicted = 100 * static_cast<double>(basis->counters.l2_read_hits) /
                                static_cast<double>(basis->counters.l2_read_sectors);
-      row["hit_rates"]["l2_read_hit_rate"] = {{"predicted_pct", predicted}, {"measured_pct", measured},
-                                               {"error_points", predicted - measured}};
+      row["hit_rates"]["l2_read_hit_rate"] = {
+          {"predicted_pct", predicted}, {"measured_pct", measured}, {"error_points", predicted - measured}};
       hit_rate_errors["l2_read_hit_rate"].push_back(std::abs(predicted - measured));
     }
     rows.push_back(row);
@@ -222,29 +233,34 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
   nlohmann::json per_counter = nlohmann::json::object();
   for (auto& [name, errs] : counter_errors) {
     double mean = 0, worst = 0, exact = 0, within10 = 0;
-    for (double e : errs) mean += e / static_cast<double>(errs.size()), worst = std::max(worst, e), exact += e < 0.5, within10 += e <= 10;
+    for (double e : errs)
+      mean += e / static_cast<double>(errs.size()), worst = std::max(worst, e), exact += e < 0.5, within10 += e <= 10;
     const auto [off, total] = counter_totals[name];
     // All measured zero: 0 when predicted so too, else 100 (as a case's error is then).
     const double weighted = total > 0 ? 100 * off / total : (off > 0 ? 100.0 : 0.0);
-    per_counter[name] = {{"cases", errs.size()}, {"mean_abs_error_pct", mean}, {"weighted_abs_error_pct", weighted},
-                         {"worst_abs_error_pct", worst}, {"within_0_5pct", exact}, {"within_10pct", within10}};
+    per_counter[name] = {
+        {"cases", errs.size()},         {"mean_abs_error_pct", mean}, {"weighted_abs_error_pct", weighted},
+        {"worst_abs_error_pct", worst}, {"within_0_5pct", exact},     {"within_10pct", within10}};
   }
   nlohmann::json per_rate = nlohmann::json::object();
   for (auto& [name, errs] : hit_rate_errors) {
     double mean = 0, worst = 0, within5 = 0;
     for (double e : errs) mean += e / static_cast<double>(errs.size()), worst = std::max(worst, e), within5 += e <= 5;
-    per_rate[name] = {{"cases", errs.size()}, {"mean_abs_error_points", mean}, {"worst_abs_error_points", worst},
+    per_rate[name] = {{"cases", errs.size()},
+                      {"mean_abs_error_points", mean},
+                      {"worst_abs_error_points", worst},
                       {"within_5_points", within5}};
   }
   return {{"gpu", results.gpu},
           {"arch", arch.name},
           {"results", results.dir.string()},
-          {"summary", {{"time_from_description", time_summary(cases, false)},
-                       {"time_from_trace", time_summary(cases, true)},
-                       // The same over the traces that show everything the kernel's description does.
-                       {"time_from_complete_traces", time_summary(cases, true, true)},
-                       {"counters", per_counter},
-                       {"hit_rates", per_rate}}},
+          {"summary",
+           {{"time_from_description", time_summary(cases, false)},
+            {"time_from_trace", time_summary(cases, true)},
+            // The same over the traces that show everything the kernel's description does.
+            {"time_from_complete_traces", time_summary(cases, true, true)},
+            {"counters", per_counter},
+            {"hit_rates", per_rate}}},
           {"cases", rows}};
 }
 
@@ -267,8 +283,7 @@ std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const
       for (const char* field : {"mean_abs_error_pct", "weighted_abs_error_pct"}) {
         if (!b.contains(field)) continue;
         const double bv = b[field].get<double>(), nv = n.value(field, 1e9);
-        if (nv > bv + kSlack)
-          worse.push_back(fmt::format("{} {} {:.3f}% > baseline {:.3f}%", name, field, nv, bv));
+        if (nv > bv + kSlack) worse.push_back(fmt::format("{} {} {:.3f}% > baseline {:.3f}%", name, field, nv, bv));
       }
     }
   if (base.contains("hit_rates"))

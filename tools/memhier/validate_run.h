@@ -3,11 +3,10 @@
 // there is one), compares with the measured time and ncu counters, and summarizes the error.
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "memhier/arch.h"
 #include "memhier/sim.h"
@@ -21,8 +20,8 @@ struct CasePrediction {
   double bound_seconds = 0;   // the launches' times less their overhead: what calibrate scales by the bound resource
   double launch_seconds = 0;  // the launches' overheads (an idle-GPU launch pays launch.idle_overhead)
   int launches = 0;
-  SimCounters counters;  // summed over the counted run's launches
-  bool windows = false;  // a counted launch had an L2 access-policy window
+  SimCounters counters;                 // summed over the counted run's launches
+  bool windows = false;                 // a counted launch had an L2 access-policy window
   std::map<std::string, double> terms;  // each timing term's seconds, summed over the launches
 };
 
@@ -33,7 +32,7 @@ struct CaseResult {
   // What the captured trace cannot show that the description has (empty: nothing known): constant-bank loads, which
   // the Compute Sanitizer does not report.
   std::string trace_blind_spot;
-  std::string error;                        // why a prediction is missing
+  std::string error;  // why a prediction is missing
 };
 
 struct ValidateOptions {

@@ -17,13 +17,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "memhier/mht.h"
 #include "tracer_decode.h"
@@ -70,13 +69,17 @@ KernelLaunch launch_facts(const Sanitizer_LaunchData& l, const std::string& name
   k.block = {l.blockDim_x, l.blockDim_y, l.blockDim_z};
   k.cluster = {std::max(l.clusterDim_x, 1U), std::max(l.clusterDim_y, 1U), std::max(l.clusterDim_z, 1U)};
   int value = 0;
-  if (cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, l.function) == CUDA_SUCCESS) k.registers_per_thread = static_cast<std::uint32_t>(value);
-  if (cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, l.function) == CUDA_SUCCESS) k.static_shared_bytes = static_cast<std::uint32_t>(value);
-  if (cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l.function) == CUDA_SUCCESS) k.local_bytes_per_thread = static_cast<std::uint32_t>(value);
+  if (cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, l.function) == CUDA_SUCCESS)
+    k.registers_per_thread = static_cast<std::uint32_t>(value);
+  if (cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, l.function) == CUDA_SUCCESS)
+    k.static_shared_bytes = static_cast<std::uint32_t>(value);
+  if (cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l.function) == CUDA_SUCCESS)
+    k.local_bytes_per_thread = static_cast<std::uint32_t>(value);
   k.captured_arch = arch_override;
   if (k.captured_arch.empty()) {
     char device[256] = {};
-    if (cuDeviceGetName(device, sizeof device, l.device) == CUDA_SUCCESS) k.captured_arch = arch_from_device_name(device);
+    if (cuDeviceGetName(device, sizeof device, l.device) == CUDA_SUCCESS)
+      k.captured_arch = arch_from_device_name(device);
   }
   k.source = "memhier tracer";
   return k;
@@ -102,7 +105,7 @@ struct StreamSetAttributeParams {  // cuStreamSetAttribute, cuStreamSetAttribute
 
 AccessPolicyWindow window_of(const CUaccessPolicyWindow& w) {
   auto property = [](CUaccessProperty p) {
-    return p == CU_ACCESS_PROPERTY_PERSISTING ? L2Property::persisting
+    return p == CU_ACCESS_PROPERTY_PERSISTING  ? L2Property::persisting
            : p == CU_ACCESS_PROPERTY_STREAMING ? L2Property::streaming
                                                : L2Property::normal;
   };
@@ -170,8 +173,9 @@ void Tracer::configure() {
     if (!launches.empty()) {
       const auto colon = launches.find(':');
       m_cfg.first = std::stoull(launches.substr(0, colon));
-      m_cfg.last = colon == std::string::npos ? m_cfg.first + 1
-                   : colon + 1 < launches.size() ? std::stoull(launches.substr(colon + 1)) : ~0ULL;
+      m_cfg.last = colon == std::string::npos    ? m_cfg.first + 1
+                   : colon + 1 < launches.size() ? std::stoull(launches.substr(colon + 1))
+                                                 : ~0ULL;
     }
     m_cfg.sample = static_cast<std::uint32_t>(std::stoul(env("MEMHIER_TRACE_SAMPLE", "1")));
     m_cfg.buffer_bytes = std::stoull(env("MEMHIER_TRACE_BUFFER_MIB", "2048")) << 20U;
@@ -252,7 +256,8 @@ void Tracer::launch_begin(const Sanitizer_LaunchData& l) {
   p.launch.persisting_set_aside_bytes = m_set_aside[l.context];
   p.launch.reset_persisting = std::exchange(m_reset_pending[l.context], false);
   std::uint64_t size = 0;
-  if (sanitizerGetFunctionPcAndSize(l.module, l.functionName, &p.function_pc, &size) != SANITIZER_SUCCESS) p.function_pc = 0;
+  if (sanitizerGetFunctionPcAndSize(l.module, l.functionName, &p.function_pc, &size) != SANITIZER_SUCCESS)
+    p.function_pc = 0;
   p.host_header = TraceHeader{};
   p.host_header.capacity = m_cfg.buffer_bytes;
   p.host_header.valid_end = ~0ULL;
@@ -306,14 +311,16 @@ void Tracer::driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData&
     if (ok && p->limit == CU_LIMIT_PERSISTING_L2_CACHE_SIZE) m_set_aside[d.context] = p->value;
     return;
   }
-  if (cbid == SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute || cbid == SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute_ptsz) {
+  if (cbid == SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute ||
+      cbid == SANITIZER_CBID_DRIVER_API_cuStreamSetAttribute_ptsz) {
     const auto* p = static_cast<const StreamSetAttributeParams*>(d.functionParams);
     if (ok && p->attr == CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW && p->value != nullptr)
       m_stream_window[p->stream] = p->value->accessPolicyWindow;
     return;
   }
   // cuLaunchKernelEx and its per-thread-stream twin have the same parameters.
-  if (cbid != SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx && cbid != SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz) return;
+  if (cbid != SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx && cbid != SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz)
+    return;
   if (d.callbackSite == SANITIZER_API_EXIT) {
     m_launch_window.erase(std::this_thread::get_id());
     return;
@@ -322,7 +329,8 @@ void Tracer::driver_api(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData&
   const CUlaunchConfig* config = static_cast<const LaunchKernelExParams*>(d.functionParams)->config;
   if (config != nullptr)
     for (unsigned i = 0; i < config->numAttrs; ++i)
-      if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) window = config->attrs[i].value.accessPolicyWindow;
+      if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW)
+        window = config->attrs[i].value.accessPolicyWindow;
   m_launch_window[std::this_thread::get_id()] = window;
 }
 
@@ -334,7 +342,9 @@ void Tracer::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid
     bool& flag;
     ~Leave() { flag = false; }
   } leave{m_in_callback};
-  if (m_verbose) std::fprintf(stderr, "memhier tracer: callback domain %d id %d\n", static_cast<int>(domain), static_cast<int>(cbid));
+  if (m_verbose)
+    std::fprintf(stderr, "memhier tracer: callback domain %d id %d\n", static_cast<int>(domain),
+                 static_cast<int>(cbid));
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
     module_loaded(*static_cast<const Sanitizer_ResourceModuleData*>(data));
   else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)

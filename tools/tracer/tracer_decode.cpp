@@ -53,11 +53,21 @@ WarpRecord base_record(const RecordHeader& h, std::uint64_t function_pc) {
   r.size = static_cast<std::uint8_t>(h.size == 0 ? 4 : h.size);
   r.space = h.space == kShared ? AddressSpace::shared : h.space == kLocal ? AddressSpace::local : AddressSpace::global;
   switch (h.type) {
-    case kStore: r.kind = AccessKind::store; break;
-    case kAtomic: r.kind = AccessKind::atomic; break;
-    case kAsyncCopy: r.kind = AccessKind::async_copy; break;
-    case kBulkCopy: r.kind = AccessKind::bulk_copy; break;
-    default: r.kind = AccessKind::load; break;
+    case kStore:
+      r.kind = AccessKind::store;
+      break;
+    case kAtomic:
+      r.kind = AccessKind::atomic;
+      break;
+    case kAsyncCopy:
+      r.kind = AccessKind::async_copy;
+      break;
+    case kBulkCopy:
+      r.kind = AccessKind::bulk_copy;
+      break;
+    default:
+      r.kind = AccessKind::load;
+      break;
   }
   if (h.type == kBarrier) r.record = RecordKind::barrier;
   return r;
@@ -73,9 +83,9 @@ std::string demangled_name(const char* mangled) {
 }
 
 std::string arch_from_device_name(const std::string& device) {
-  static const std::pair<const char*, const char*> table[] = {{"H200", "h200"}, {"H100", "h100"}, {"B200", "b200"},
-                                                                {"A100", "a100"}, {"V100", "v100"}, {"L40S", "l40s"},
-                                                                {"RTX 4090", "rtx4090"}};
+  static const std::pair<const char*, const char*> table[] = {
+      {"H200", "h200"}, {"H100", "h100"}, {"B200", "b200"},       {"A100", "a100"},
+      {"V100", "v100"}, {"L40S", "l40s"}, {"RTX 4090", "rtx4090"}};
   for (const auto& [needle, arch] : table)
     if (device.find(needle) != std::string::npos) return arch;
   return "";
@@ -109,7 +119,8 @@ DecodeStats write_launch(MhtWriter& writer, const KernelLaunch& launch, std::uin
   const std::uint32_t step = std::max<std::uint32_t>(sample, 1);
   for (std::uint64_t b = 0; b < blocks; b += step) {
     block.clear();
-    block.index = {static_cast<std::uint32_t>(b % launch.grid.x), static_cast<std::uint32_t>(b / launch.grid.x % launch.grid.y),
+    block.index = {static_cast<std::uint32_t>(b % launch.grid.x),
+                   static_cast<std::uint32_t>(b / launch.grid.x % launch.grid.y),
                    static_cast<std::uint32_t>(b / (std::uint64_t{launch.grid.x} * launch.grid.y))};
     while (next < found.size() && (found[next].key >> 16U) < b) ++next;  // blocks skipped by sampling
     for (std::uint32_t w = 0; w < warps; ++w) {

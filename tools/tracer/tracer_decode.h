@@ -26,7 +26,7 @@ std::string arch_from_device_name(const std::string& device);
 // Decodes `bytes` (records back to back) and writes one kernel: every block of the grid (every `sample`-th when
 // sampling) in linear order, each warp's records in the order the warp issued them. Throws InputError on a record
 // that runs past the end or names a block or warp outside the launch.
-DecodeStats write_launch(MhtWriter& writer, const KernelLaunch& launch, std::uint64_t function_pc,
-                         std::uint32_t sample, std::span<const unsigned char> bytes);
+DecodeStats write_launch(MhtWriter& writer, const KernelLaunch& launch, std::uint64_t function_pc, std::uint32_t sample,
+                         std::span<const unsigned char> bytes);
 
 }  // namespace memhier::tracer

@@ -24,8 +24,8 @@ __device__ __forceinline__ unsigned linear_block() {
 
 // values_per_lane: 0 (barrier), 1 (address) or 2 (async copy: source and shared destination).
 __device__ __forceinline__ void emit(void* userdata, unsigned long long pc, tr::RecordType type, tr::RecordSpace space,
-                                     unsigned size, unsigned long long a, unsigned long long b, unsigned values_per_lane,
-                                     bool leader_only, unsigned bulk_bytes) {
+                                     unsigned size, unsigned long long a, unsigned long long b,
+                                     unsigned values_per_lane, bool leader_only, unsigned bulk_bytes) {
   auto* h = static_cast<TraceHeader*>(userdata);
   if (h == nullptr || h->enabled == 0) return;
   const unsigned block = linear_block();
@@ -75,48 +75,51 @@ __device__ __forceinline__ tr::RecordType access_type(uint32_t flags) {
   return read && write ? tr::kAtomic : write ? tr::kStore : tr::kLoad;
 }
 
-__device__ __forceinline__ bool is_prefetch(uint32_t flags) { return (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) != 0; }
+__device__ __forceinline__ bool is_prefetch(uint32_t flags) {
+  return (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) != 0;
+}
 
 }  // namespace
 
 extern "C" __device__ __noinline__ SanitizerPatchResult memhier_global_access(void* userdata, uint64_t pc, void* ptr,
-                                                                               uint32_t size, uint32_t flags,
-                                                                               const void*) {
+                                                                              uint32_t size, uint32_t flags,
+                                                                              const void*) {
   if (!is_prefetch(flags))
-    emit(userdata, pc, access_type(flags), tr::kGlobal, size, reinterpret_cast<unsigned long long>(ptr), 0, 1, false, 0);
+    emit(userdata, pc, access_type(flags), tr::kGlobal, size, reinterpret_cast<unsigned long long>(ptr), 0, 1, false,
+         0);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult memhier_shared_access(void* userdata, uint64_t pc, void* ptr,
-                                                                               uint32_t size, uint32_t flags,
-                                                                               const void*) {
+                                                                              uint32_t size, uint32_t flags,
+                                                                              const void*) {
   emit(userdata, pc, access_type(flags), tr::kShared, size, reinterpret_cast<unsigned long long>(ptr), 0, 1, false, 0);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult memhier_local_access(void* userdata, uint64_t pc, void* ptr,
-                                                                              uint32_t size, uint32_t flags,
-                                                                              const void*) {
+                                                                             uint32_t size, uint32_t flags,
+                                                                             const void*) {
   emit(userdata, pc, access_type(flags), tr::kLocal, size, reinterpret_cast<unsigned long long>(ptr), 0, 1, false, 0);
   return SANITIZER_PATCH_SUCCESS;
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult memhier_barrier(void* userdata, uint64_t pc, uint32_t,
-                                                                         uint32_t, uint32_t) {
+extern "C" __device__ __noinline__ SanitizerPatchResult memhier_barrier(void* userdata, uint64_t pc, uint32_t, uint32_t,
+                                                                        uint32_t) {
   emit(userdata, pc, tr::kBarrier, tr::kGlobal, 0, 0, 0, 0, false, 0);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult memhier_memcpy_async(void* userdata, uint64_t pc, void* src,
-                                                                              uint32_t dst, uint32_t size) {
+                                                                             uint32_t dst, uint32_t size) {
   emit(userdata, pc, tr::kAsyncCopy, tr::kGlobal, size, reinterpret_cast<unsigned long long>(src), dst, 2, false, 0);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 // Every active lane reports the same copy; one record from the lowest lane. Bits 0-15 of data: 16-byte blocks.
 extern "C" __device__ __noinline__ SanitizerPatchResult memhier_bulk_copy(void* userdata, uint64_t pc, uint64_t src,
-                                                                           uint32_t dst, uint32_t, uint32_t data,
-                                                                           uint32_t) {
+                                                                          uint32_t dst, uint32_t, uint32_t data,
+                                                                          uint32_t) {
   emit(userdata, pc, tr::kBulkCopy, tr::kGlobal, 16, src, dst, 1, true, (data & 0xFFFFU) * 16U);
   return SANITIZER_PATCH_SUCCESS;
 }

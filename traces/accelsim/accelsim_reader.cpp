@@ -42,17 +42,28 @@ bool classify(std::string_view op, Opcode& out) {
     bool generic;
   };
   static constexpr Entry kTable[] = {
-      {"LDG", AddressSpace::global, AccessKind::load, false},     {"STG", AddressSpace::global, AccessKind::store, false},
-      {"ATOMG", AddressSpace::global, AccessKind::atomic, false},  {"REDG", AddressSpace::global, AccessKind::reduction, false},
-      {"RED", AddressSpace::global, AccessKind::reduction, true},  {"ATOM", AddressSpace::global, AccessKind::atomic, true},
-      {"LD", AddressSpace::global, AccessKind::load, true},        {"ST", AddressSpace::global, AccessKind::store, true},
-      {"LDS", AddressSpace::shared, AccessKind::load, false},     {"LDSM", AddressSpace::shared, AccessKind::load, false},
-      {"STS", AddressSpace::shared, AccessKind::store, false},    {"ATOMS", AddressSpace::shared, AccessKind::atomic, false},
-      {"LDL", AddressSpace::local, AccessKind::load, false},      {"STL", AddressSpace::local, AccessKind::store, false},
-      {"LDC", AddressSpace::constant, AccessKind::load, false},   {"ULDC", AddressSpace::constant, AccessKind::load, false},
-      {"TEX", AddressSpace::texture, AccessKind::load, false},    {"TLD", AddressSpace::texture, AccessKind::load, false},
-      {"TLD4", AddressSpace::texture, AccessKind::load, false},   {"SULD", AddressSpace::texture, AccessKind::load, false},
-      {"SUST", AddressSpace::texture, AccessKind::store, false},  {"LDGSTS", AddressSpace::global, AccessKind::async_copy, true},
+      {"LDG", AddressSpace::global, AccessKind::load, false},
+      {"STG", AddressSpace::global, AccessKind::store, false},
+      {"ATOMG", AddressSpace::global, AccessKind::atomic, false},
+      {"REDG", AddressSpace::global, AccessKind::reduction, false},
+      {"RED", AddressSpace::global, AccessKind::reduction, true},
+      {"ATOM", AddressSpace::global, AccessKind::atomic, true},
+      {"LD", AddressSpace::global, AccessKind::load, true},
+      {"ST", AddressSpace::global, AccessKind::store, true},
+      {"LDS", AddressSpace::shared, AccessKind::load, false},
+      {"LDSM", AddressSpace::shared, AccessKind::load, false},
+      {"STS", AddressSpace::shared, AccessKind::store, false},
+      {"ATOMS", AddressSpace::shared, AccessKind::atomic, false},
+      {"LDL", AddressSpace::local, AccessKind::load, false},
+      {"STL", AddressSpace::local, AccessKind::store, false},
+      {"LDC", AddressSpace::constant, AccessKind::load, false},
+      {"ULDC", AddressSpace::constant, AccessKind::load, false},
+      {"TEX", AddressSpace::texture, AccessKind::load, false},
+      {"TLD", AddressSpace::texture, AccessKind::load, false},
+      {"TLD4", AddressSpace::texture, AccessKind::load, false},
+      {"SULD", AddressSpace::texture, AccessKind::load, false},
+      {"SUST", AddressSpace::texture, AccessKind::store, false},
+      {"LDGSTS", AddressSpace::global, AccessKind::async_copy, true},
       {"UBLKCP", AddressSpace::global, AccessKind::bulk_copy, false},
       {"UTMALDG", AddressSpace::global, AccessKind::bulk_copy, false},
   };
@@ -67,9 +78,12 @@ bool classify(std::string_view op, Opcode& out) {
     out.space = e.space;
     out.kind = e.kind;
     out.generic = e.generic;
-    if (has_modifier(op, "CONSTANT")) out.hint = CacheHint::nc;
-    else if (has_modifier(op, "EF")) out.hint = CacheHint::cs;
-    else if (has_modifier(op, "BYPASS") || (has_modifier(op, "STRONG") && has_modifier(op, "GPU"))) out.hint = CacheHint::cg;
+    if (has_modifier(op, "CONSTANT"))
+      out.hint = CacheHint::nc;
+    else if (has_modifier(op, "EF"))
+      out.hint = CacheHint::cs;
+    else if (has_modifier(op, "BYPASS") || (has_modifier(op, "STRONG") && has_modifier(op, "GPU")))
+      out.hint = CacheHint::cg;
     return true;
   }
   return false;
@@ -101,7 +115,8 @@ struct AccelSimReader::State {
     if (t.starts_with("0x") || t.starts_with("0X")) t.remove_prefix(2);
     std::uint64_t v = 0;
     auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, 16);
-    if (ec != std::errc() || end != t.data() + t.size() || t.empty()) fail(fmt::format("bad {} '{}' (hex expected)", what, t));
+    if (ec != std::errc() || end != t.data() + t.size() || t.empty())
+      fail(fmt::format("bad {} '{}' (hex expected)", what, t));
     return v;
   }
   std::int64_t dec(std::string_view t, const char* what) const {
@@ -123,7 +138,9 @@ struct AccelSimReader::State {
   void read_header();
   bool read_block(BlockTrace& block);
   void read_instruction(BlockTrace& block, std::uint64_t& work);
-  bool in_shared(std::uint64_t a) const { return shared_base != 0 && a >= shared_base && a < shared_base + (1ULL << 24U); }
+  bool in_shared(std::uint64_t a) const {
+    return shared_base != 0 && a >= shared_base && a < shared_base + (1ULL << 24U);
+  }
   bool in_local(std::uint64_t a) const { return local_base != 0 && a >= local_base && a < local_base + (1ULL << 32U); }
 };
 
@@ -183,7 +200,8 @@ void AccelSimReader::State::read_header() {
       local_base = hex(value, "local mem base_addr");
     } else if (key == "accelsim tracer version") {
       version = static_cast<int>(dec(value, "tracer version"));
-      if (version < 3 || version > 5) fail(fmt::format("Accel-Sim tracer version {}; this reader handles 3 to 5", version));
+      if (version < 3 || version > 5)
+        fail(fmt::format("Accel-Sim tracer version {}; this reader handles 3 to 5", version));
     } else if (key == "enable lineinfo") {
       lineinfo = dec(value, "enable lineinfo") != 0;
     } else if (key == "binary version") {
@@ -245,7 +263,8 @@ bool AccelSimReader::State::read_block(BlockTrace& block) {
     }
     if (line.starts_with("warp = ")) {
       const auto w = dec(std::string_view(line).substr(7), "warp");
-      if (w <= warp || w >= static_cast<std::int64_t>(warps)) fail(fmt::format("warp {} out of order or beyond the block's {} warps", w, warps));
+      if (w <= warp || w >= static_cast<std::int64_t>(warps))
+        fail(fmt::format("warp {} out of order or beyond the block's {} warps", w, warps));
       if (work != 0 && block.warp_count() > 0 && block.records.size() > block.warp_begin[block.warp_begin.size() - 2])
         block.records.back().work += static_cast<std::uint32_t>(work);
       work = 0;
@@ -319,12 +338,14 @@ void AccelSimReader::State::read_instruction(BlockTrace& block, std::uint64_t& w
     need(2);
     a[0] = hex(t[i++], "base address");
     const std::int64_t stride = dec(t[i++], "stride");
-    for (int k = 1; k < n; ++k) a[static_cast<std::size_t>(k)] = a[static_cast<std::size_t>(k - 1)] + static_cast<std::uint64_t>(stride);
+    for (int k = 1; k < n; ++k)
+      a[static_cast<std::size_t>(k)] = a[static_cast<std::size_t>(k - 1)] + static_cast<std::uint64_t>(stride);
   } else if (mode == 2) {
     need(static_cast<std::size_t>(n));
     a[0] = hex(t[i++], "base address");
     for (int k = 1; k < n; ++k)
-      a[static_cast<std::size_t>(k)] = a[static_cast<std::size_t>(k - 1)] + static_cast<std::uint64_t>(dec(t[i++], "delta"));
+      a[static_cast<std::size_t>(k)] =
+          a[static_cast<std::size_t>(k - 1)] + static_cast<std::uint64_t>(dec(t[i++], "delta"));
   } else {
     fail(fmt::format("address mode {} (0, 1 or 2 expected)", mode));
   }
@@ -334,11 +355,15 @@ void AccelSimReader::State::read_instruction(BlockTrace& block, std::uint64_t& w
   r.hint = o.hint;
   r.space = o.space;
   if (o.generic) {
-    if (in_shared(a[0])) r.space = AddressSpace::shared;
-    else if (in_local(a[0])) r.space = AddressSpace::local;
+    if (in_shared(a[0]))
+      r.space = AddressSpace::shared;
+    else if (in_local(a[0]))
+      r.space = AddressSpace::local;
   }
   if (r.kind == AccessKind::bulk_copy) r.bulk_bytes = static_cast<std::uint32_t>(width);
-  const std::uint64_t window = r.space == AddressSpace::shared ? shared_base : r.space == AddressSpace::local ? local_base : 0;
+  const std::uint64_t window = r.space == AddressSpace::shared  ? shared_base
+                               : r.space == AddressSpace::local ? local_base
+                                                                : 0;
   for (int k = 0; k < n; ++k) {
     auto& addr = a[static_cast<std::size_t>(k)];
     if (window != 0 && addr >= window) addr -= window;  // generic -> offset in the window

@@ -11,20 +11,29 @@ namespace {
 
 std::string size_suffix(int size) {
   switch (size) {
-    case 1: return ".U8";
-    case 2: return ".U16";
-    case 8: return ".64";
-    case 16: return ".128";
-    default: return "";
+    case 1:
+      return ".U8";
+    case 2:
+      return ".U16";
+    case 8:
+      return ".64";
+    case 16:
+      return ".128";
+    default:
+      return "";
   }
 }
 
 std::string hint_suffix(CacheHint h) {
   switch (h) {
-    case CacheHint::nc: return ".CONSTANT";
-    case CacheHint::cs: return ".EF";
-    case CacheHint::cg: return ".STRONG.GPU";
-    case CacheHint::none: break;
+    case CacheHint::nc:
+      return ".CONSTANT";
+    case CacheHint::cs:
+      return ".EF";
+    case CacheHint::cg:
+      return ".STRONG.GPU";
+    case CacheHint::none:
+      break;
   }
   return "";
 }
@@ -34,7 +43,8 @@ std::pair<std::string, bool> opcode(const WarpRecord& r) {
   const std::string sz = size_suffix(r.size);
   switch (r.space) {
     case AddressSpace::shared:
-      if (r.kind == AccessKind::async_copy) return {"LDGSTS.E" + std::string(r.hint == CacheHint::cg ? ".BYPASS" : "") + sz, false};
+      if (r.kind == AccessKind::async_copy)
+        return {"LDGSTS.E" + std::string(r.hint == CacheHint::cg ? ".BYPASS" : "") + sz, false};
       if (r.kind == AccessKind::store) return {"STS" + sz, false};
       if (r.kind == AccessKind::atomic || r.kind == AccessKind::reduction) return {"ATOMS.ADD" + sz, true};
       return {"LDS" + sz, true};
@@ -48,10 +58,14 @@ std::pair<std::string, bool> opcode(const WarpRecord& r) {
       break;
   }
   switch (r.kind) {
-    case AccessKind::store: return {"STG.E" + sz + hint_suffix(r.hint), false};
-    case AccessKind::atomic: return {"ATOMG.E.ADD" + sz, true};
-    case AccessKind::reduction: return {"RED.E.ADD" + sz, false};
-    case AccessKind::async_copy: return {"LDGSTS.E" + std::string(r.hint == CacheHint::cg ? ".BYPASS" : "") + sz, false};
+    case AccessKind::store:
+      return {"STG.E" + sz + hint_suffix(r.hint), false};
+    case AccessKind::atomic:
+      return {"ATOMG.E.ADD" + sz, true};
+    case AccessKind::reduction:
+      return {"RED.E.ADD" + sz, false};
+    case AccessKind::async_copy:
+      return {"LDGSTS.E" + std::string(r.hint == CacheHint::cg ? ".BYPASS" : "") + sz, false};
     case AccessKind::bulk_copy:  // written by write_bulk_copy
     case AccessKind::load:
       break;
@@ -62,7 +76,8 @@ std::pair<std::string, bool> opcode(const WarpRecord& r) {
 void write_addresses(std::FILE* out, std::span<const std::uint64_t> a) {
   bool stride_ok = true;
   const std::int64_t stride = a.size() > 1 ? static_cast<std::int64_t>(a[1] - a[0]) : 0;
-  for (std::size_t i = 1; i < a.size(); ++i) stride_ok = stride_ok && static_cast<std::int64_t>(a[i] - a[i - 1]) == stride;
+  for (std::size_t i = 1; i < a.size(); ++i)
+    stride_ok = stride_ok && static_cast<std::int64_t>(a[i] - a[i - 1]) == stride;
   if (stride_ok) {
     std::fprintf(out, " 1 0x%016llx %lld", static_cast<unsigned long long>(a[0]), static_cast<long long>(stride));
     return;
@@ -128,7 +143,8 @@ std::size_t write_accelsim(TraceSource& source, const fs::path& dir) {
                  "mem_width [adrrescompress?] [mem_addresses] immediate\n\n",
                  k.name.c_str(), id, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z,
                  k.static_shared_bytes + k.dynamic_shared_bytes, k.registers_per_thread,
-                 static_cast<unsigned long long>(kAccelSimSharedBase), static_cast<unsigned long long>(kAccelSimLocalBase));
+                 static_cast<unsigned long long>(kAccelSimSharedBase),
+                 static_cast<unsigned long long>(kAccelSimLocalBase));
     while (source.next_block(block)) {
       std::fprintf(out.f, "#BEGIN_TB\n\nthread block = %u,%u,%u\n\n", block.index.x, block.index.y, block.index.z);
       for (std::size_t w = 0; w < block.warp_count(); ++w) {
@@ -160,7 +176,8 @@ std::size_t write_accelsim(TraceSource& source, const fs::path& dir) {
                                                                         : 0;
           for (std::size_t i = 0; i < a.size(); ++i) {
             if (window == 0 && a[i] >= kAccelSimSharedBase && a[i] < kAccelSimLocalBase + (1ULL << 32U))
-              throw InputError({}, "", fmt::format("global address 0x{:x} falls in the synthetic shared/local window", a[i]));
+              throw InputError({}, "",
+                               fmt::format("global address 0x{:x} falls in the synthetic shared/local window", a[i]));
             g[i] = window + a[i];
           }
           const auto [op, has_dst] = opcode(r);

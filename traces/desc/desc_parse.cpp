@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::uint64_t kGlobalHeapBase = 0x7f0000000000ULL;  // where the first global array goes
 constexpr std::uint64_t kGlobalPlacement = 2ULL << 20U;       // cudaMalloc places large buffers on 2 MiB pages
-constexpr std::uint32_t kPcStep = 16;                          // SASS instructions are 16 bytes
+constexpr std::uint32_t kPcStep = 16;                         // SASS instructions are 16 bytes
 const char* const kDims[3] = {"x", "y", "z"};
 
 class Parser {
@@ -59,13 +59,15 @@ class Parser {
   std::uint32_t m_next_pc = kPcStep;
 };
 
-void Parser::check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed, const std::string& context) {
+void Parser::check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed,
+                        const std::string& context) {
   std::set<std::string> seen;
   for (const auto& kv : map) {
     const auto key = kv.first.as<std::string>();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       if (key.find(')') != std::string::npos)
-        fail(kv.first, key, "looks like the end of an expression cut at a comma: quote expressions with commas inside {...}");
+        fail(kv.first, key,
+             "looks like the end of an expression cut at a comma: quote expressions with commas inside {...}");
       fail(kv.first, key, fmt::format("unknown key in {}{}", context, did_you_mean(key, allowed)));
     }
     if (!seen.insert(key).second) fail(kv.first, key, "duplicate key");
@@ -159,17 +161,20 @@ void Parser::parse_launch(const YAML::Node& n) {
   if (!n || !n.IsMap()) fail(n ? n : YAML::Node(), "launch", "missing 'launch' mapping (grid, block, registers)");
   check_keys(n, {"grid", "block", "cluster", "registers"}, "launch");
   for (const char* required : {"grid", "block", "registers"})
-    if (!n[required]) fail(n, required, fmt::format("launch needs '{}'{}", required,
-                                                   std::string(required) == "registers"
-                                                       ? " (registers per thread; nvcc -Xptxas -v prints it)"
-                                                       : ""));
+    if (!n[required])
+      fail(n, required,
+           fmt::format(
+               "launch needs '{}'{}", required,
+               std::string(required) == "registers" ? " (registers per thread; nvcc -Xptxas -v prints it)" : ""));
   KernelLaunch& k = m_d->launch;
   k.grid = dims(n["grid"], "grid", {0x7FFFFFFFU, 65535, 65535});
   k.block = dims(n["block"], "block", {1024, 1024, 64});
-  if (k.block.count() > 1024) fail(n["block"], "block", fmt::format("{} threads per block; at most 1024", k.block.count()));
+  if (k.block.count() > 1024)
+    fail(n["block"], "block", fmt::format("{} threads per block; at most 1024", k.block.count()));
   if (n["cluster"]) k.cluster = dims(n["cluster"], "cluster", {16, 16, 16});
   const std::int64_t regs = uniform(n["registers"], "registers");
-  if (regs < 1 || regs > 255) fail(n["registers"], "registers", fmt::format("{} registers per thread outside 1..255", regs));
+  if (regs < 1 || regs > 255)
+    fail(n["registers"], "registers", fmt::format("{} registers per thread outside 1..255", regs));
   k.registers_per_thread = static_cast<std::uint32_t>(regs);
   const std::uint32_t v[2][3] = {{k.block.x, k.block.y, k.block.z}, {k.grid.x, k.grid.y, k.grid.z}};
   const char* names[2] = {"blockDim", "gridDim"};
@@ -203,10 +208,13 @@ void Parser::parse_arrays(const YAML::Node& n) {
     arr.length = static_cast<std::uint64_t>(length);
     if (a["space"] && !parse_address_space(scalar(a["space"], "space"), arr.space))
       fail(a["space"], "space", "expected global, shared, local, constant or texture");
-    const std::uint64_t align = a["align"] ? bytes(a["align"], "align") : std::max<std::uint64_t>(256, arr.element_bytes);
-    if (align == 0 || (align & (align - 1)) != 0) fail(a["align"], "align", fmt::format("alignment {} is not a power of two", align));
+    const std::uint64_t align =
+        a["align"] ? bytes(a["align"], "align") : std::max<std::uint64_t>(256, arr.element_bytes);
+    if (align == 0 || (align & (align - 1)) != 0)
+      fail(a["align"], "align", fmt::format("alignment {} is not a power of two", align));
     const bool is_dynamic = a["dynamic"] && a["dynamic"].as<bool>();
-    if (is_dynamic && arr.space != AddressSpace::shared) fail(a["dynamic"], "dynamic", "only shared arrays can be dynamic");
+    if (is_dynamic && arr.space != AddressSpace::shared)
+      fail(a["dynamic"], "dynamic", "only shared arrays can be dynamic");
     const bool on_heap = arr.space == AddressSpace::global || arr.space == AddressSpace::texture;
     if (a["base"]) {
       if (!on_heap) fail(a["base"], "base", "only global and texture arrays take a fixed base address");
@@ -239,7 +247,8 @@ void Parser::parse_arrays(const YAML::Node& n) {
   KernelLaunch& k = m_d->launch;
   const std::uint64_t shared = offsets[static_cast<int>(AddressSpace::shared)];
   if (shared + dynamic_shared > 228ULL * 1024)
-    fail(n, "arrays", fmt::format("{} bytes of shared memory per block; no GPU offers more than 227 KiB", shared + dynamic_shared));
+    fail(n, "arrays",
+         fmt::format("{} bytes of shared memory per block; no GPU offers more than 227 KiB", shared + dynamic_shared));
   k.static_shared_bytes = static_cast<std::uint32_t>(shared);
   k.dynamic_shared_bytes = static_cast<std::uint32_t>(dynamic_shared);
   k.local_bytes_per_thread = static_cast<std::uint32_t>(offsets[static_cast<int>(AddressSpace::local)]);
@@ -261,7 +270,8 @@ void Parser::parse_l2(const YAML::Node& n) {
   if (!n.IsMap()) fail(n, "l2", "expected a mapping (persisting_set_aside, reset_persisting, windows)");
   check_keys(n, {"persisting_set_aside", "reset_persisting", "windows"}, "l2");
   KernelLaunch& k = m_d->launch;
-  if (n["persisting_set_aside"]) k.persisting_set_aside_bytes = bytes(n["persisting_set_aside"], "persisting_set_aside");
+  if (n["persisting_set_aside"])
+    k.persisting_set_aside_bytes = bytes(n["persisting_set_aside"], "persisting_set_aside");
   if (n["reset_persisting"]) k.reset_persisting = n["reset_persisting"].as<bool>();
   if (!n["windows"]) return;
   if (!n["windows"].IsSequence()) fail(n["windows"], "windows", "expected a list of windows");
@@ -269,7 +279,8 @@ void Parser::parse_l2(const YAML::Node& n) {
     if (!w.IsMap()) fail(w, "windows", "expected a mapping (array, offset, bytes, hit_ratio, hit_prop, miss_prop)");
     check_keys(w, {"array", "offset", "bytes", "hit_ratio", "hit_prop", "miss_prop"}, "window");
     if (!w["array"]) fail(w, "array", "a window names the array it covers");
-    const DescribedArray& arr = m_d->info.arrays[static_cast<std::size_t>(find_array(scalar(w["array"], "array"), w["array"], "array"))];
+    const DescribedArray& arr =
+        m_d->info.arrays[static_cast<std::size_t>(find_array(scalar(w["array"], "array"), w["array"], "array"))];
     if (arr.space != AddressSpace::global) fail(w["array"], "array", "windows cover global memory only");
     AccessPolicyWindow win;
     const std::uint64_t offset = w["offset"] ? bytes(w["offset"], "offset") : 0;
@@ -282,7 +293,8 @@ void Parser::parse_l2(const YAML::Node& n) {
       } catch (const YAML::Exception&) {
         fail(w["hit_ratio"], "hit_ratio", "expected a number between 0 and 1");
       }
-      if (!(win.hit_ratio >= 0 && win.hit_ratio <= 1)) fail(w["hit_ratio"], "hit_ratio", "expected a number between 0 and 1");
+      if (!(win.hit_ratio >= 0 && win.hit_ratio <= 1))
+        fail(w["hit_ratio"], "hit_ratio", "expected a number between 0 and 1");
     }
     if (w["hit_prop"] && !parse_l2_property(scalar(w["hit_prop"], "hit_prop"), win.hit_prop))
       fail(w["hit_prop"], "hit_prop", "expected normal, streaming or persisting");
@@ -320,7 +332,8 @@ void Parser::parse_access(const YAML::Node& n, const std::string& verb, Stmt& s)
   if (n["vector"]) {
     const std::int64_t v = uniform(n["vector"], "vector");
     if (v < 1 || (v & (v - 1)) != 0 || v * arr.element_bytes > 16)
-      fail(n["vector"], "vector", fmt::format("vector of {} x {}-byte elements: accesses are 1 to 16 bytes", v, arr.element_bytes));
+      fail(n["vector"], "vector",
+           fmt::format("vector of {} x {}-byte elements: accesses are 1 to 16 bytes", v, arr.element_bytes));
     s.vector = static_cast<std::uint32_t>(v);
   }
   if (n["hint"] && !parse_cache_hint(scalar(n["hint"], "hint"), s.hint))
@@ -335,7 +348,8 @@ void Parser::parse_access(const YAML::Node& n, const std::string& verb, Stmt& s)
     if (arr.space != AddressSpace::global) fail(n[verb], verb, "copies read a global array");
     if (!n["to"]) fail(n, "to", fmt::format("{} needs 'to: shared_array[index]'", verb));
     auto [to, to_index] = array_ref(n["to"], "to");
-    if (m_d->info.arrays[static_cast<std::size_t>(to)].space != AddressSpace::shared) fail(n["to"], "to", "copies write a shared array");
+    if (m_d->info.arrays[static_cast<std::size_t>(to)].space != AddressSpace::shared)
+      fail(n["to"], "to", "copies write a shared array");
     s.to_array = to;
     s.to_index.emplace(std::move(to_index));
     const std::uint32_t size = arr.element_bytes * s.vector;
@@ -370,7 +384,8 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
       const auto name = kv.first.as<std::string>();
       Expression e = expr(kv.second, name);  // compiled before the name exists: 'i: i + 1' needs an earlier i
       const int slot = m_d->scope.find(name);
-      if (slot >= 0 && slot < m_d->fixed_slots) fail(kv.first, name, "built-in names and parameters cannot be assigned");
+      if (slot >= 0 && slot < m_d->fixed_slots)
+        fail(kv.first, name, "built-in names and parameters cannot be assigned");
       s.lets.emplace_back(m_d->scope.declare(name), std::move(e));
     }
     s.type = Stmt::Type::let;
@@ -403,7 +418,8 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
     s.var = m_d->scope.declare(var);
     if (n["unroll"]) {
       const std::int64_t u = uniform(n["unroll"], "unroll");
-      if (u < 1 || u > 256) fail(n["unroll"], "unroll", fmt::format("unroll {}: expected 1 to 256 copies of the body", u));
+      if (u < 1 || u > 256)
+        fail(n["unroll"], "unroll", fmt::format("unroll {}: expected 1 to 256 copies of the body", u));
       s.unroll = static_cast<std::uint32_t>(u);
     }
     if (!n["do"]) fail(n, "do", "'for' needs a 'do' list");
@@ -417,9 +433,10 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
     s.type = Stmt::Type::barrier;
   } else {
     if (!parse_access_kind(verb, s.kind))
-      fail(n.begin()->first, verb,
-           fmt::format("unknown statement{}", did_you_mean(verb, {"let", "if", "for", "work", "barrier", "load", "store",
-                                                                   "atomic", "reduction", "async_copy", "bulk_copy"})));
+      fail(
+          n.begin()->first, verb,
+          fmt::format("unknown statement{}", did_you_mean(verb, {"let", "if", "for", "work", "barrier", "load", "store",
+                                                                 "atomic", "reduction", "async_copy", "bulk_copy"})));
     parse_access(n, verb, s);
   }
   if (s.type == Stmt::Type::access || s.type == Stmt::Type::barrier) {
@@ -444,8 +461,10 @@ std::unique_ptr<Description> Parser::run(const std::string& yaml) {
   } catch (const YAML::Exception& e) {
     throw InputError({m_d->file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
-  if (!root.IsMap()) throw InputError({m_d->file}, "", "a kernel description is a YAML mapping (kernel, launch, arrays, body)");
-  check_keys(root, {"kernel", "description", "params", "launch", "arrays", "l2", "launches", "body"}, "kernel description");
+  if (!root.IsMap())
+    throw InputError({m_d->file}, "", "a kernel description is a YAML mapping (kernel, launch, arrays, body)");
+  check_keys(root, {"kernel", "description", "params", "launch", "arrays", "l2", "launches", "body"},
+             "kernel description");
   if (!root["kernel"]) throw InputError({m_d->file, 1, 1}, "kernel", "missing 'kernel' (the kernel's name)");
   m_d->info.kernel = scalar(root["kernel"], "kernel");
   if (root["description"]) m_d->info.summary = scalar(root["description"], "description");

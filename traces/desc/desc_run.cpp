@@ -41,7 +41,8 @@ class Runner final : public DescriptionSource {
     const std::uint64_t threads = k.block.count();
     for (std::uint32_t w = 0; w < k.warps_per_block(); ++w) {
       block.begin_warp();
-      for (int slot = m_d->fixed_slots; slot < static_cast<int>(scope.names().size()); ++slot) scope.set_uniform(slot, 0);
+      for (int slot = m_d->fixed_slots; slot < static_cast<int>(scope.names().size()); ++slot)
+        scope.set_uniform(slot, 0);
       std::uint32_t mask = 0;
       for (int lane = 0; lane < kWarpSize; ++lane) {
         const std::uint64_t t = std::uint64_t{w} * kWarpSize + static_cast<std::uint64_t>(lane);
@@ -61,8 +62,11 @@ class Runner final : public DescriptionSource {
   }
 
  private:
-  [[noreturn]] void fail(const Expression& e, const EvalError& err) const { fail_at(e.where(), e.key(), err.lane, err.message + " in '" + e.text() + "'"); }
-  [[noreturn]] void fail_at(const SourceLocation& where, const std::string& key, int lane, const std::string& message) const {
+  [[noreturn]] void fail(const Expression& e, const EvalError& err) const {
+    fail_at(e.where(), e.key(), err.lane, err.message + " in '" + e.text() + "'");
+  }
+  [[noreturn]] void fail_at(const SourceLocation& where, const std::string& key, int lane,
+                            const std::string& message) const {
     Scope& scope = m_d->scope;
     auto v = [&](int slot) { return static_cast<std::int64_t>(scope.lanes(slot)[static_cast<std::size_t>(lane)]); };
     throw InputError(where, key,
@@ -190,7 +194,8 @@ class Runner final : public DescriptionSource {
       });
       if (active == 0) break;
       run(s.body, active);
-      for_lanes(active, [&](int lane) { value[static_cast<std::size_t>(lane)] += step[static_cast<std::size_t>(lane)]; });
+      for_lanes(active,
+                [&](int lane) { value[static_cast<std::size_t>(lane)] += step[static_cast<std::size_t>(lane)]; });
       mask = active;
     }
     m_copy = outer_copy;
@@ -206,16 +211,19 @@ class Runner final : public DescriptionSource {
   }
 
   // Address of array[index] for one lane, checked against the array's bounds and the access alignment.
-  [[nodiscard]] std::uint64_t address(int array, const Expression& index, std::int64_t i, std::uint32_t size, int lane) const {
+  [[nodiscard]] std::uint64_t address(int array, const Expression& index, std::int64_t i, std::uint32_t size,
+                                      int lane) const {
     const DescribedArray& a = m_d->info.arrays[static_cast<std::size_t>(array)];
     const std::uint64_t offset = static_cast<std::uint64_t>(i) * a.element_bytes;
     if (i < 0 || offset + size > a.bytes())
-      fail_at(index.where(), index.key(), lane,
-              fmt::format("{}[{}] is outside the array ({} elements of {} bytes)", a.name, i, a.length, a.element_bytes));
+      fail_at(
+          index.where(), index.key(), lane,
+          fmt::format("{}[{}] is outside the array ({} elements of {} bytes)", a.name, i, a.length, a.element_bytes));
     const std::uint64_t addr = a.base + offset;
     if (addr % size != 0)
       fail_at(index.where(), index.key(), lane,
-              fmt::format("{}[{}] at 0x{:x} is not aligned to its {}-byte access (the GPU would fault)", a.name, i, addr, size));
+              fmt::format("{}[{}] at 0x{:x} is not aligned to its {}-byte access (the GPU would fault)", a.name, i,
+                          addr, size));
     return addr;
   }
 
@@ -244,7 +252,8 @@ class Runner final : public DescriptionSource {
       const int first = std::countr_zero(mask);
       const std::int64_t bytes = eval(*s.bytes, first);
       if (bytes <= 0 || bytes % 16 != 0 || bytes > 0xFFFFFFFF)
-        fail_at(s.bytes->where(), "bytes", first, fmt::format("bulk copy of {} bytes: a positive multiple of 16", bytes));
+        fail_at(s.bytes->where(), "bytes", first,
+                fmt::format("bulk copy of {} bytes: a positive multiple of 16", bytes));
       r.bulk_bytes = static_cast<std::uint32_t>(bytes);
       r.size = 16;
       Lanes64 b, from, to;
@@ -267,14 +276,16 @@ class Runner final : public DescriptionSource {
     Lanes64 idx;
     eval_lanes(*s.index, mask, idx);
     for_lanes(mask, [&](int lane) {
-      lanes[static_cast<std::size_t>(n++)] = address(s.array, *s.index, idx[static_cast<std::size_t>(lane)], r.size, lane);
+      lanes[static_cast<std::size_t>(n++)] =
+          address(s.array, *s.index, idx[static_cast<std::size_t>(lane)], r.size, lane);
     });
     m_block->add(r, {lanes.data(), static_cast<std::size_t>(n)});
     if (s.kind == AccessKind::async_copy) {  // the shared-memory write of the same instruction
       n = 0;
       eval_lanes(*s.to_index, mask, idx);
       for_lanes(mask, [&](int lane) {
-        lanes[static_cast<std::size_t>(n++)] = address(s.to_array, *s.to_index, idx[static_cast<std::size_t>(lane)], r.size, lane);
+        lanes[static_cast<std::size_t>(n++)] =
+            address(s.to_array, *s.to_index, idx[static_cast<std::size_t>(lane)], r.size, lane);
       });
       r.space = AddressSpace::shared;
       r.work = 0;

@@ -14,7 +14,7 @@ namespace memhier::desc {
 namespace {
 
 constexpr double kMaxExact = 9007199254740992.0;  // 2^53
-thread_local const char* t_error = nullptr;        // set by an operator, checked after Eval
+thread_local const char* t_error = nullptr;       // set by an operator, checked after Eval
 
 std::int64_t as_int(double v) { return static_cast<std::int64_t>(v); }
 double flag(const char* message) {
@@ -30,11 +30,15 @@ double div(double a, double b) {
   const std::int64_t q = as_int(a) / as_int(b);  // C truncation, on purpose
   return static_cast<double>(q);
 }
-double mod(double a, double b) { return b == 0 ? flag("remainder by zero") : static_cast<double>(as_int(a) % as_int(b)); }
+double mod(double a, double b) {
+  return b == 0 ? flag("remainder by zero") : static_cast<double>(as_int(a) % as_int(b));
+}
 double shl(double a, double b) {  // a * 2^b is exact in double; the +-2^53 check after Eval catches overflow
   return (b < 0 || b > 62) ? flag("shift count outside 0..62") : std::ldexp(a, static_cast<int>(b));
 }
-double shr(double a, double b) { return (b < 0 || b > 62) ? flag("shift count outside 0..62") : static_cast<double>(as_int(a) >> as_int(b)); }
+double shr(double a, double b) {
+  return (b < 0 || b > 62) ? flag("shift count outside 0..62") : static_cast<double>(as_int(a) >> as_int(b));
+}
 double band(double a, double b) { return static_cast<double>(as_int(a) & as_int(b)); }
 double bor(double a, double b) { return static_cast<double>(as_int(a) | as_int(b)); }
 double bxor(double a, double b) { return static_cast<double>(as_int(a) ^ as_int(b)); }
@@ -59,7 +63,8 @@ double ceil_div(double a, double b) {
 double urand4(double seed, double k, double lo, double hi) {
   if (hi <= lo) return flag("urand needs lo < hi");
   if (seed < 0 || k < 0) return flag("urand needs a non-negative seed and counter");
-  return static_cast<double>(urand(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(k), as_int(lo), as_int(hi)));
+  return static_cast<double>(
+      urand(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(k), as_int(lo), as_int(hi)));
 }
 
 // Integer literals only: decimal or 0x hex.
@@ -76,7 +81,8 @@ int integer_literal(const char* expr, int* pos, double* value) {
     }
     if (n == 2) return 0;
   } else {
-    while (std::isdigit(static_cast<unsigned char>(p[n])) != 0 && n < 16) v = v * 10 + static_cast<std::uint64_t>(p[n++] - '0');
+    while (std::isdigit(static_cast<unsigned char>(p[n])) != 0 && n < 16)
+      v = v * 10 + static_cast<std::uint64_t>(p[n++] - '0');
     if (n == 0) return 0;
   }
   if (std::isalnum(static_cast<unsigned char>(p[n])) != 0 || p[n] == '.' || p[n] == '_') return 0;  // 1.5, 12ab
@@ -163,8 +169,9 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
     for (const auto& [name, unused] : used) {
       const int slot = scope.find(name);
       if (slot < 0 && std::isdigit(static_cast<unsigned char>(name[0])) != 0)
-        throw InputError(m_where, m_key,
-                         fmt::format("'{}' in '{}' is not an integer: index expressions use integer arithmetic", name, text));
+        throw InputError(
+            m_where, m_key,
+            fmt::format("'{}' in '{}' is not an integer: index expressions use integer arithmetic", name, text));
       if (slot < 0)
         throw InputError(m_where, m_key,
                          fmt::format("unknown name '{}' in '{}'{}", name, text, did_you_mean(name, scope.names())));
@@ -175,8 +182,7 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
     (void)m_parser->Eval();  // compiles now, so syntax errors surface at load time
     t_error = nullptr;
   } catch (const mu::ParserError& e) {
-    throw InputError(m_where, m_key,
-                     fmt::format("in '{}' at character {}: {}", text, e.GetPos() + 1, e.GetMsg()));
+    throw InputError(m_where, m_key, fmt::format("in '{}' at character {}: {}", text, e.GetPos() + 1, e.GetMsg()));
   }
 }
 

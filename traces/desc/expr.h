@@ -28,7 +28,8 @@ class Scope {
   void set_uniform(int slot, double v) { m_values[static_cast<std::size_t>(slot)].fill(v); }
   double* current(int slot) { return &m_current[static_cast<std::size_t>(slot)]; }
   void load_lane(int slot, int lane) {
-    m_current[static_cast<std::size_t>(slot)] = m_values[static_cast<std::size_t>(slot)][static_cast<std::size_t>(lane)];
+    m_current[static_cast<std::size_t>(slot)] =
+        m_values[static_cast<std::size_t>(slot)][static_cast<std::size_t>(lane)];
   }
 
  private:

@@ -20,7 +20,9 @@ constexpr std::uint8_t kReservedBits = 0xC0;
 enum Mode : std::uint8_t { kRaw = 0, kStride = 1, kDelta = 2 };
 constexpr std::uint32_t kAllLanes = 0xFFFFFFFFU;
 
-std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63); }
+std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63);
+}
 int varint_size(std::uint64_t v) {
   int n = 1;
   while (v >= 0x80) {
@@ -73,8 +75,8 @@ void ChunkEncoder::add_block(const BlockTrace& block) {
 
 void ChunkEncoder::add_record(const BlockTrace& block, const WarpRecord& r) {
   const bool full = r.active_mask == kAllLanes;
-  auto tag = static_cast<std::uint8_t>((r.is_memory() ? 0U : 1U) | (full ? kFullMask : 0U) |
-                                       (r.work != 0 ? kHasWork : 0U));
+  auto tag =
+      static_cast<std::uint8_t>((r.is_memory() ? 0U : 1U) | (full ? kFullMask : 0U) | (r.work != 0 ? kHasWork : 0U));
   if (!r.is_memory()) {
     m_out.push_back(static_cast<char>(tag));
     put_varint(r.pc);
@@ -169,8 +171,7 @@ void ChunkDecoder::next_block(BlockTrace& block) {
   block.index.y = dim("y");
   block.index.z = dim("z");
   const std::uint64_t warps = get_varint();
-  if (warps > m_warps_per_block)
-    fail(fmt::format("block has {} warps, its launch only {}", warps, m_warps_per_block));
+  if (warps > m_warps_per_block) fail(fmt::format("block has {} warps, its launch only {}", warps, m_warps_per_block));
   for (std::uint64_t w = 0; w < warps; ++w) {
     const std::uint64_t count = get_varint();
     if (count > (m_size - m_pos) / 2) fail(fmt::format("warp claims {} records, more than the data can hold", count));

@@ -9,7 +9,8 @@
 namespace memhier::mht {
 
 inline constexpr std::uint32_t kMaxWarpsPerBlock = 32;  // 1024 threads
-inline constexpr std::uint64_t kMaxChunkRawBytes = 256ULL << 20U;  // a chunk holds whole blocks; no real block comes near
+inline constexpr std::uint64_t kMaxChunkRawBytes = 256ULL
+                                                   << 20U;  // a chunk holds whole blocks; no real block comes near
 
 // Predicts each record's first address from the previous record with the same pc (direct-mapped by pc), so the
 // regular strides between warps and loop iterations become small repeated deltas that zstd removes.
@@ -33,7 +34,9 @@ class ChunkEncoder {
 
  private:
   void put_varint(std::uint64_t v);
-  void put_signed(std::int64_t v) { put_varint((static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63)); }
+  void put_signed(std::int64_t v) {
+    put_varint((static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63));
+  }
   void put_u32(std::uint32_t v);
   void put_u64(std::uint64_t v);
   void add_record(const BlockTrace& block, const WarpRecord& r);

@@ -61,7 +61,8 @@ std::string tag_name(std::uint32_t tag) {
 
 }  // namespace
 
-MhtReader::MhtReader(std::filesystem::path path) : m_path(std::move(path)), m_decoder(std::make_unique<DecoderState>()) {
+MhtReader::MhtReader(std::filesystem::path path)
+    : m_path(std::move(path)), m_decoder(std::make_unique<DecoderState>()) {
   std::error_code ec;
   if (std::filesystem::is_directory(m_path, ec)) fail(-1, "is a directory, not a .mht trace");
   m_in.open(m_path, std::ios::binary);
@@ -90,7 +91,8 @@ void read_at(std::ifstream& in, std::uint64_t offset, char* dst, std::size_t n) 
 }  // namespace
 
 void MhtReader::read_header() {
-  if (m_file_size < kHeaderBytes) fail(m_file_size, fmt::format("file of {} bytes is too short for a .mht header", m_file_size));
+  if (m_file_size < kHeaderBytes)
+    fail(m_file_size, fmt::format("file of {} bytes is too short for a .mht header", m_file_size));
   std::array<char, kHeaderBytes> h{};
   read_at(m_in, 0, h.data(), h.size());
   if (!m_in) fail(0, "cannot read the header");
@@ -114,7 +116,8 @@ struct Section {
 }  // namespace
 
 void MhtReader::read_index() {
-  if (m_file_size < kHeaderBytes + kFooterBytes) fail(m_file_size, "no index footer: the file is truncated or was not closed");
+  if (m_file_size < kHeaderBytes + kFooterBytes)
+    fail(m_file_size, "no index footer: the file is truncated or was not closed");
   std::array<char, kFooterBytes> f{};
   read_at(m_in, m_file_size - kFooterBytes, f.data(), f.size());
   if (!m_in || std::memcmp(f.data() + 8, kFooterMagic.data(), kFooterMagic.size()) != 0)
@@ -130,13 +133,15 @@ void MhtReader::read_index() {
     SectionHeader h{load<std::uint32_t>(sh.data()), load<std::uint32_t>(sh.data() + 4),
                     load<std::uint64_t>(sh.data() + 8), load<std::uint64_t>(sh.data() + 16)};
     if (h.tag != want) fail(offset, fmt::format("expected a {} section, found '{}'", tag_name(want), tag_name(h.tag)));
-    if (h.stored > limit - offset - kSectionBytes) fail(offset, fmt::format("section of {} bytes runs past its end", h.stored));
+    if (h.stored > limit - offset - kSectionBytes)
+      fail(offset, fmt::format("section of {} bytes runs past its end", h.stored));
     if (h.raw > kMaxMetadataRawBytes) fail(offset, fmt::format("metadata section claims {} bytes", h.raw));
     m_compressed.resize(h.stored);
     read_at(m_in, offset + kSectionBytes, m_compressed.data(), h.stored);
     if (!m_in) fail(offset, "section cut off");
     m_raw.resize(h.raw);
-    const std::size_t n = ZSTD_decompressDCtx(m_decoder->dctx.get(), m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
+    const std::size_t n =
+        ZSTD_decompressDCtx(m_decoder->dctx.get(), m_raw.data(), m_raw.size(), m_compressed.data(), h.stored);
     if (ZSTD_isError(n) != 0U) fail(offset, fmt::format("corrupt section: {}", ZSTD_getErrorName(n)));
     if (n != h.raw) fail(offset, fmt::format("section decompresses to {} bytes, header says {}", n, h.raw));
     auto j = nlohmann::json::parse(m_raw, nullptr, false);
@@ -209,10 +214,12 @@ bool MhtReader::read_chunk(Chunk& c) {
   const SectionHeader h{load<std::uint32_t>(sh.data()), load<std::uint32_t>(sh.data() + 4),
                         load<std::uint64_t>(sh.data() + 8), load<std::uint64_t>(sh.data() + 16)};
   if (h.tag != kChunkTag) fail(m_pos, fmt::format("expected a CHNK section, found '{}'", tag_name(h.tag)));
-  if (h.stored > k.end - m_pos - kSectionBytes) fail(m_pos, fmt::format("chunk of {} bytes runs past its kernel", h.stored));
+  if (h.stored > k.end - m_pos - kSectionBytes)
+    fail(m_pos, fmt::format("chunk of {} bytes runs past its kernel", h.stored));
   if (h.raw > kMaxChunkRawBytes || h.raw > h.stored * ZSTD_BLOCKSIZE_MAX + 1024)
     fail(m_pos, fmt::format("chunk claims {} raw bytes from {} stored", h.raw, h.stored));
-  if (h.count == 0 || h.count > h.raw / 4) fail(m_pos, fmt::format("chunk claims {} blocks in {} bytes", h.count, h.raw));
+  if (h.count == 0 || h.count > h.raw / 4)
+    fail(m_pos, fmt::format("chunk claims {} blocks in {} bytes", h.count, h.raw));
   c.header = h;
   c.stored.resize(h.stored);
   read_at(m_in, m_pos + kSectionBytes, c.stored.data(), h.stored);
@@ -229,7 +236,8 @@ void MhtReader::decompress(Chunk& c, ::ZSTD_DCtx_s* dctx) const {
   const std::size_t n = ZSTD_decompressDCtx(dctx, c.raw.data(), c.raw.size(), c.stored.data(), c.stored.size());
   if (ZSTD_isError(n) != 0U) {
     const bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
-    fail(c.offset, checksum ? "checksum mismatch: the chunk is corrupt" : fmt::format("corrupt chunk: {}", ZSTD_getErrorName(n)));
+    fail(c.offset,
+         checksum ? "checksum mismatch: the chunk is corrupt" : fmt::format("corrupt chunk: {}", ZSTD_getErrorName(n)));
   }
   if (n != c.header.raw) fail(c.offset, fmt::format("chunk decompresses to {} bytes, header says {}", n, c.header.raw));
   c.decoder.emplace(c.raw.data(), c.raw.size(), m_kernels[m_current].launch.warps_per_block());

@@ -73,7 +73,8 @@ MhtWriter::MhtWriter(std::filesystem::path path, MhtWriterOptions options) : m_i
   m.partial += ".partial";
   m.options = options;
   if (options.chunk_bytes == 0 || options.chunk_bytes > kMaxChunkRawBytes / 2)
-    throw InputError({}, "chunk_bytes", fmt::format("chunk size {} outside 1..{}", options.chunk_bytes, kMaxChunkRawBytes / 2));
+    throw InputError({}, "chunk_bytes",
+                     fmt::format("chunk size {} outside 1..{}", options.chunk_bytes, kMaxChunkRawBytes / 2));
   m.out.open(m.partial, std::ios::binary | std::ios::trunc);
   if (!m.out) m.fail(fmt::format("cannot create {}: {}", m.partial.string(), std::strerror(errno)));
   m.cctx = ZSTD_createCCtx();

@@ -8,11 +8,11 @@
 // Output: one JSON object on stdout. Build: nvcc -O2 -arch=sm_90 barrier.cu -o barrier
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
+
+#include "cuda_check.h"
 
 constexpr int kIterations = 4096;
 
@@ -63,8 +63,10 @@ int main() {
       std::vector<double> event_us, block_cycles;
       for (int run = 0; run < 11; ++run) {
         CHECK(cudaEventRecord(a));
-        if (kernel[0] == 'b') barrier_only<<<blocks, 256>>>(cycles, sink);
-        else reduction_step<<<blocks, 256>>>(cycles, sink);
+        if (kernel[0] == 'b')
+          barrier_only<<<blocks, 256>>>(cycles, sink);
+        else
+          reduction_step<<<blocks, 256>>>(cycles, sink);
         CHECK(cudaEventRecord(b));
         CHECK(cudaEventSynchronize(b));
         float ms = 0;
@@ -75,10 +77,11 @@ int main() {
         CHECK(cudaMemcpy(c.data(), cycles, sizeof(long long) * blocks, cudaMemcpyDeviceToHost));
         block_cycles.push_back(static_cast<double>(*std::max_element(c.begin(), c.end())));
       }
-      std::printf("%s    {\"kernel\": \"%s\", \"blocks_per_sm\": %d, \"event_us_median\": %.3f, "
-                  "\"max_block_cycles_median\": %.0f, \"cycles_per_iteration\": %.2f}",
-                  first ? "" : ",\n", kernel, per_sm, median(event_us), median(block_cycles),
-                  median(block_cycles) / kIterations);
+      std::printf(
+          "%s    {\"kernel\": \"%s\", \"blocks_per_sm\": %d, \"event_us_median\": %.3f, "
+          "\"max_block_cycles_median\": %.0f, \"cycles_per_iteration\": %.2f}",
+          first ? "" : ",\n", kernel, per_sm, median(event_us), median(block_cycles),
+          median(block_cycles) / kIterations);
       first = false;
     }
   }

@@ -12,11 +12,11 @@
 // Output: one JSON object on stdout. Build: nvcc -O2 -arch=sm_90 block_dispatch.cu -o block_dispatch
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
+
+#include "cuda_check.h"
 
 __global__ void spin_blocks(int* done, long long cycles) {
   if (threadIdx.x == 0) {
@@ -63,8 +63,9 @@ int main() {
   std::printf("{\n  \"name\": \"%s\",\n  \"sms\": %d,\n  \"clock_khz\": %d,\n  \"runs\": [\n", p.name, sms, clock_khz);
   bool first = true;
   auto emit = [&](const char* series, int blocks, int threads, long long cycles, double us) {
-    std::printf("%s    {\"series\": \"%s\", \"blocks\": %d, \"threads\": %d, \"spin_cycles\": %lld, \"median_us\": %.3f}",
-                first ? "" : ",\n", series, blocks, threads, cycles, us);
+    std::printf(
+        "%s    {\"series\": \"%s\", \"blocks\": %d, \"threads\": %d, \"spin_cycles\": %lld, \"median_us\": %.3f}",
+        first ? "" : ",\n", series, blocks, threads, cycles, us);
     first = false;
   };
   // Per block or per warp: 1, 8 and 64 waves of blocks at each block size (resident blocks per SM: 2048 threads or

@@ -8,11 +8,11 @@
 // offsets (ns from the launch's first block) in block order. Build: nvcc -O2 -arch=sm_90 block_placement.cu
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
+
+#include "cuda_check.h"
 
 __device__ unsigned smid() {
   unsigned id;
@@ -52,13 +52,13 @@ int main() {
   CHECK(cudaGetDeviceProperties(&p, 0));
   const unsigned sms = static_cast<unsigned>(p.multiProcessorCount);
   const Config configs[] = {
-      {"grid16x16_block16x16", 16, 16, 16, 16, 0, 2000},  // matmul n=256's launch
+      {"grid16x16_block16x16", 16, 16, 16, 16, 0, 2000},   // matmul n=256's launch
       {"grid1056_block256", 8 * sms, 1, 256, 1, 0, 2000},  // one full wave at 8 a SM
       {"grid132_block256", sms, 1, 256, 1, 0, 2000},
       {"grid264_block256", 2 * sms, 1, 256, 1, 0, 2000},
-      {"grid4096_block256_spin", 4096, 1, 256, 1, 0, 20000},  // several waves
+      {"grid4096_block256_spin", 4096, 1, 256, 1, 0, 20000},               // several waves
       {"grid1024_block256_smem100k", 1024, 1, 256, 1, 100 * 1024, 20000},  // 2 a SM: waves of 264
-      {"grid64x64_block16x16", 64, 64, 16, 16, 0, 2000},  // matmul n=1024's launch
+      {"grid64x64_block16x16", 64, 64, 16, 16, 0, 2000},                   // matmul n=1024's launch
   };
   std::printf("{\n  \"name\": \"%s\",\n  \"sms\": %u,\n  \"configs\": [\n", p.name, sms);
   for (std::size_t c = 0; c < sizeof(configs) / sizeof(configs[0]); ++c) {
@@ -74,10 +74,11 @@ int main() {
     int resident = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, place, static_cast<int>(k.bx * k.by),
                                                         std::max(k.shared_bytes, 16)));
-    std::printf("%s    {\"name\": \"%s\", \"grid\": [%u, %u], \"block\": [%u, %u], \"shared_bytes\": %d, "
-                "\"spin\": %lld, "
-                "\"resident_per_sm\": %d, \"runs\": [",
-                c == 0 ? "" : ",\n", k.name, k.gx, k.gy, k.bx, k.by, k.shared_bytes, k.spin, resident);
+    std::printf(
+        "%s    {\"name\": \"%s\", \"grid\": [%u, %u], \"block\": [%u, %u], \"shared_bytes\": %d, "
+        "\"spin\": %lld, "
+        "\"resident_per_sm\": %d, \"runs\": [",
+        c == 0 ? "" : ",\n", k.name, k.gx, k.gy, k.bx, k.by, k.shared_bytes, k.spin, resident);
     for (int r = 0; r < 3; ++r) {
       place<<<dim3(k.gx, k.gy), dim3(k.bx, k.by), std::max(k.shared_bytes, 16)>>>(sm, start, stop, k.spin);
       CHECK(cudaGetLastError());

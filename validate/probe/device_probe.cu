@@ -2,12 +2,11 @@
 // Output: one JSON object on stdout. Build: nvcc -O2 -arch=sm_90 device_probe.cu -o device_probe
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "cuda_check.h"
 
 __global__ void empty_kernel() {}
 

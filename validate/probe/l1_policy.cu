@@ -5,7 +5,8 @@
 // l1policy: one block an SM, `warps` warps, each reading its own share of the block's `lines` 128-byte lines `passes`
 // times in a row (warp w the lines w, w + warps, ...; line l at byte l x stride x 128 of the block's region), a float a
 // lane, the sum stored only if impossible.
-//   - one warp, stride 1, W from 128 to 512 KiB: a strictly cyclic order with nothing to reorder it. A gradual edge here
+//   - one warp, stride 1, W from 128 to 512 KiB: a strictly cyclic order with nothing to reorder it. A gradual edge
+//   here
 //     is the replacement's (or the set index's), not the warps'.
 //   - one warp, 1024 or 512 lines (128 or 64 KiB, well under the L1) at a stride of 2 to 64 lines: if the set index
 //     were the line number's low bits, a stride of 4 lines would crowd the 4 sets' lines into one and lose the hits.
@@ -14,9 +15,9 @@
 // Usage: l1_policy (run it under ncu for l1tex hits). Build: nvcc -O2 -arch=sm_90 l1_policy.cu -o l1_policy
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
+
+#include "cuda_check.h"
 
 __global__ void l1policy(const float* buf, long long region_floats, int lines, int stride, int passes, float* sink) {
   const float* region = buf + static_cast<long long>(blockIdx.x) * region_floats;

@@ -9,9 +9,9 @@
 // Build: nvcc -O2 -arch=sm_90 l1_sweep.cu -o l1_sweep
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
+
+#include "cuda_check.h"
 
 __global__ void l1sweep(const float* buf, int lines, int passes, float* sink) {
   const float* region = buf + static_cast<long long>(blockIdx.x) * lines * 32;

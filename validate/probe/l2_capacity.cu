@@ -12,12 +12,12 @@
 // Build: nvcc -O2 -arch=sm_90 l2_capacity.cu -o l2_capacity
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "cuda_check.h"
 
 __global__ void l2cap_read(const float* a, long long n, float* sink) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -61,8 +61,10 @@ int main(int argc, char** argv) {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
-  std::printf("{\n  \"name\": \"%s\",\n  \"l2_bytes\": %d,\n  \"runs\": %d,\n  \"threads_per_block\": %d,\n"
-              "  \"configs\": [\n", prop.name, prop.l2CacheSize, runs, threads);
+  std::printf(
+      "{\n  \"name\": \"%s\",\n  \"l2_bytes\": %d,\n  \"runs\": %d,\n  \"threads_per_block\": %d,\n"
+      "  \"configs\": [\n",
+      prop.name, prop.l2CacheSize, runs, threads);
   const char* kernels[] = {"read", "copy", "write"};
   bool first = true;
   for (const char* kernel : kernels) {
@@ -89,9 +91,10 @@ int main(int argc, char** argv) {
         us.push_back(ms * 1000.0F);
       }
       std::sort(us.begin(), us.end());
-      std::printf("%s    {\"kernel\": \"%s\", \"footprint_mib\": %d, \"n\": %lld, \"us_median\": %.3f, \"us_min\": %.3f, "
-                  "\"us_max\": %.3f}",
-                  first ? "" : ",\n", kernel, mib, n, us[us.size() / 2], us.front(), us.back());
+      std::printf(
+          "%s    {\"kernel\": \"%s\", \"footprint_mib\": %d, \"n\": %lld, \"us_median\": %.3f, \"us_min\": %.3f, "
+          "\"us_max\": %.3f}",
+          first ? "" : ",\n", kernel, mib, n, us[us.size() / 2], us.front(), us.back());
       first = false;
     }
   }

@@ -13,9 +13,9 @@
 // Build: nvcc -O2 -arch=sm_90 local_slots.cu -o local_slots
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
+
+#include "cuda_check.h"
 
 __global__ void local16(long long n, int shift, float* sink) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;

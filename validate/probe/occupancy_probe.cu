@@ -3,10 +3,9 @@
 // through memhier's calculator on the CPU. Build: nvcc -O2 -arch=sm_90 occupancy_probe.cu
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
 
+#include "cuda_check.h"
 
 // Kernels with different register and static shared-memory footprints. The register counts come from the compiler
 // (cudaFuncGetAttributes), so the probe records whatever they are.
@@ -56,10 +55,11 @@ int probe(const char* name, F* kernel, bool first) {
         if (dyn_bytes > max_dyn) continue;
         int blocks = -1;
         CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dyn_bytes));
-        std::printf("%s{\"kernel\":\"%s\",\"regs\":%d,\"static_smem\":%zu,\"max_threads\":%d,\"carveout\":%d,"
-                    "\"threads\":%d,\"dynamic_smem\":%d,\"blocks\":%d}",
-                    first ? "" : ",\n", name, attr.numRegs, attr.sharedSizeBytes, attr.maxThreadsPerBlock, carveout,
-                    threads, dyn_bytes, blocks);
+        std::printf(
+            "%s{\"kernel\":\"%s\",\"regs\":%d,\"static_smem\":%zu,\"max_threads\":%d,\"carveout\":%d,"
+            "\"threads\":%d,\"dynamic_smem\":%d,\"blocks\":%d}",
+            first ? "" : ",\n", name, attr.numRegs, attr.sharedSizeBytes, attr.maxThreadsPerBlock, carveout, threads,
+            dyn_bytes, blocks);
         first = false;
       }
     }

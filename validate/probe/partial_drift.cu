@@ -6,12 +6,13 @@
 // groups of G sectors. Warp w writes word w % 8 of the sectors of quarter w / 8 of each group, group after group, with
 // no barrier. pd_lockstep: the same stores with a barrier after each group (a sector's words from 8 warps, but no
 // warp more than a group ahead). Under ncu (default cache control) the DRAM bytes read and written give the fills.
-// Usage: partial_drift (bash validate/probe/run_partial_writes.sh partial_drift runs it under ncu). Build: nvcc -O2 -arch=sm_90 partial_drift.cu -o partial_drift
+// Usage: partial_drift (bash validate/probe/run_partial_writes.sh partial_drift runs it under ncu). Build: nvcc -O2
+// -arch=sm_90 partial_drift.cu -o partial_drift
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
+
+#include "cuda_check.h"
 
 constexpr int kRegionSectors = 16384;
 
@@ -46,8 +47,10 @@ int main() {
   bool first = true;
   for (const bool barrier : {false, true})
     for (const int g : groups) {
-      if (barrier) pd_lockstep<<<sms, 1024>>>(buf, g);
-      else pd_drift<<<sms, 1024>>>(buf, g);
+      if (barrier)
+        pd_lockstep<<<sms, 1024>>>(buf, g);
+      else
+        pd_drift<<<sms, 1024>>>(buf, g);
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
       std::printf("%s{\"kernel\": \"%s\", \"group\": %d}", first ? "" : ", ", barrier ? "pd_lockstep" : "pd_drift", g);

@@ -13,9 +13,9 @@
 // Usage: partial_writes. Build: nvcc -O2 -arch=sm_90 partial_writes.cu -o partial_writes
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
+
+#include "cuda_check.h"
 
 constexpr int kRegionSectors = 16384;
 

@@ -12,12 +12,12 @@
 // Build: nvcc -O2 -arch=sm_90 persisting_l2.cu -o persisting_l2
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "cuda_check.h"
 
 __global__ void persisting_l2_window(const float* stream, const float* hot, float* out, long long n, long long hot_n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -76,9 +76,10 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreate(&st));
   cudaEvent_t ev[3];
   for (cudaEvent_t& e : ev) CHECK(cudaEventCreate(&e));
-  std::printf("{\n  \"name\": \"%s\",\n  \"l2_bytes\": %d,\n  \"persisting_max_bytes\": %d,\n  \"runs\": %d,\n"
-              "  \"stream_floats\": %lld,\n  \"configs\": [\n",
-              prop.name, prop.l2CacheSize, prop.persistingL2CacheMaxSize, runs, n);
+  std::printf(
+      "{\n  \"name\": \"%s\",\n  \"l2_bytes\": %d,\n  \"persisting_max_bytes\": %d,\n  \"runs\": %d,\n"
+      "  \"stream_floats\": %lld,\n  \"configs\": [\n",
+      prop.name, prop.l2CacheSize, prop.persistingL2CacheMaxSize, runs, n);
   for (std::size_t c = 0; c < configs.size(); ++c) {
     const Config& cfg = configs[c];
     const long long hot_n = static_cast<long long>(cfg.hot_mib * (1 << 20)) / 4;
@@ -122,13 +123,13 @@ int main(int argc, char** argv) {
     }
     std::sort(first.begin(), first.end());
     std::sort(second.begin(), second.end());
-    std::printf("    {\"config\": \"%s\", \"window\": %s, \"set_aside_requested_bytes\": %zu, "
-                "\"set_aside_granted_bytes\": %zu, \"hot_bytes\": %lld, \"hit_ratio\": %.2f, "
-                "\"launch1_us_median\": %.3f, \"launch2_us_median\": %.3f, \"launch2_us_min\": %.3f, "
-                "\"launch2_us_max\": %.3f}%s\n",
-                cfg.name, cfg.window ? "true" : "false", set_aside, granted, hot_n * 4, cfg.hit_ratio,
-                first[first.size() / 2], second[second.size() / 2], second.front(), second.back(),
-                c + 1 < configs.size() ? "," : "");
+    std::printf(
+        "    {\"config\": \"%s\", \"window\": %s, \"set_aside_requested_bytes\": %zu, "
+        "\"set_aside_granted_bytes\": %zu, \"hot_bytes\": %lld, \"hit_ratio\": %.2f, "
+        "\"launch1_us_median\": %.3f, \"launch2_us_median\": %.3f, \"launch2_us_min\": %.3f, "
+        "\"launch2_us_max\": %.3f}%s\n",
+        cfg.name, cfg.window ? "true" : "false", set_aside, granted, hot_n * 4, cfg.hit_ratio, first[first.size() / 2],
+        second[second.size() / 2], second.front(), second.back(), c + 1 < configs.size() ? "," : "");
   }
   std::printf("  ]\n}\n");
   CHECK(cudaCtxResetPersistingL2Cache());

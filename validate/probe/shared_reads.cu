@@ -16,11 +16,11 @@
 // Output: one JSON object on stdout (event times). Build: nvcc -O2 -arch=sm_90 shared_reads.cu -o shared_reads
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
+
+#include "cuda_check.h"
 
 constexpr int kBlocks = 264;
 constexpr int kThreads = 256;
@@ -63,9 +63,10 @@ int main() {
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&e));
   const char* names[] = {"distinct", "tpc_pair", "far_pair", "spread"};
-  std::printf("{\n  \"name\": \"%s\",\n  \"blocks\": %d,\n  \"threads\": %d,\n  \"chunk_bytes\": %d,\n"
-              "  \"patterns\": [",
-              prop.name, kBlocks, kThreads, kChunkFloats * 4);
+  std::printf(
+      "{\n  \"name\": \"%s\",\n  \"blocks\": %d,\n  \"threads\": %d,\n  \"chunk_bytes\": %d,\n"
+      "  \"patterns\": [",
+      prop.name, kBlocks, kThreads, kChunkFloats * 4);
   for (int pattern = 0; pattern < 4; ++pattern) {
     std::vector<float> us;
     for (int r = 0; r < 3; ++r) {
@@ -78,8 +79,7 @@ int main() {
       us.push_back(ms * 1000.0f);
     }
     std::printf("%s\n    {\"pattern\": \"%s\", \"event_us\": [%.2f, %.2f, %.2f]}", pattern == 0 ? "" : ",",
-                names[pattern],
-                us[0], us[1], us[2]);
+                names[pattern], us[0], us[1], us[2]);
   }
   std::printf("\n  ],\n  \"delays\": [");
   const long long delays[] = {0, 125, 250, 500, 1000, 2000, 4000, 8000};

@@ -7,10 +7,10 @@
 // cycles per load by SM and line. Build: nvcc -O2 -arch=sm_90 sm_partition.cu -o sm_partition
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-
 #include <cstdio>
 #include <vector>
+
+#include "cuda_check.h"
 
 constexpr int kLines = 16;
 constexpr int kChase = 256;

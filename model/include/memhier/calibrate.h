@@ -13,15 +13,15 @@ struct TimingMeasurement {
   std::string name;
   double measured_seconds = 0;
   int launches = 1;
-  std::string bound;                      // the resource the current model says binds
-  double bound_seconds = 0;               // that resource's time in the current model (all launches of the run)
+  std::string bound;         // the resource the current model says binds
+  double bound_seconds = 0;  // that resource's time in the current model (all launches of the run)
 };
 
 struct CalibrationFit {
   double launch_overhead_seconds = 0;
-  std::map<std::string, double> scale;    // resource -> factor on its time (only resources with enough cases)
-  std::map<std::string, int> cases;       // resource -> cases bound by it that entered the fit
-  double rms_relative_error_before = 0;   // of the cases in the fit, with the current model
+  std::map<std::string, double> scale;   // resource -> factor on its time (only resources with enough cases)
+  std::map<std::string, int> cases;      // resource -> cases bound by it that entered the fit
+  double rms_relative_error_before = 0;  // of the cases in the fit, with the current model
   double rms_relative_error_after = 0;
   std::vector<std::pair<std::string, double>> residuals;  // case -> relative error after the fit
 };

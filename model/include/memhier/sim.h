@@ -21,9 +21,9 @@ struct SimPhaseTimes {
 };
 
 struct SimOptions {
-  int threads = 1;                         // OpenMP threads for the per-SM and per-slice phases; results are identical
-  bool flush_between_launches = true;      // ncu's default cache control: every launch starts cold
-  std::optional<AccessPolicyWindow> window;          // replaces the trace's windows (--window)
+  int threads = 1;                     // OpenMP threads for the per-SM and per-slice phases; results are identical
+  bool flush_between_launches = true;  // ncu's default cache control: every launch starts cold
+  std::optional<AccessPolicyWindow> window;           // replaces the trace's windows (--window)
   std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
   SimPhaseTimes* times = nullptr;                     // filled in (added to) when set
 };
@@ -44,7 +44,7 @@ struct SimCounters {
   // shared memory
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_bank_conflicts = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_bank_conflicts = 0;
-  std::uint64_t shared_atom_requests = 0, shared_atom_wavefronts = 0;  // atomics on shared memory (ATOMS)
+  std::uint64_t shared_atom_requests = 0, shared_atom_wavefronts = 0;    // atomics on shared memory (ATOMS)
   std::uint64_t shared_async_requests = 0, shared_async_wavefronts = 0;  // cp.async's writes into shared memory
   // constant cache
   std::uint64_t constant_requests = 0, constant_serialized = 0, constant_broadcasts = 0, constant_misses = 0;
@@ -53,11 +53,11 @@ struct SimCounters {
   std::uint64_t l2_write_sectors = 0, l2_write_hits = 0;
   std::uint64_t l2_atom_sectors = 0, l2_atom_hits = 0;
   std::uint64_t l2_red_sectors = 0, l2_red_hits = 0;
-  std::uint64_t l2_far_sectors = 0;         // requests served by the other partition's slices
-  std::uint64_t l2_merged_sectors = 0;      // read sectors the other SM of the TPC had in flight (no L2 lookup)
-  std::uint64_t l2_beats = 0;               // slice data-path beats (l2.slice_width each) of every lookup
-  std::uint64_t l2_persisting_hits = 0;     // hits on lines held in the persisting set-aside
-  std::uint64_t l2_partial_fills = 0;       // partly written sectors written to DRAM and fetched whole (l2_slice.h)
+  std::uint64_t l2_far_sectors = 0;      // requests served by the other partition's slices
+  std::uint64_t l2_merged_sectors = 0;   // read sectors the other SM of the TPC had in flight (no L2 lookup)
+  std::uint64_t l2_beats = 0;            // slice data-path beats (l2.slice_width each) of every lookup
+  std::uint64_t l2_persisting_hits = 0;  // hits on lines held in the persisting set-aside
+  std::uint64_t l2_partial_fills = 0;    // partly written sectors written to DRAM and fetched whole (l2_slice.h)
   // DRAM
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::uint64_t dram_row_hits = 0, dram_row_misses = 0;

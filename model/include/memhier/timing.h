@@ -1,7 +1,7 @@
 #pragma once
 // Timing model (DESIGN.md "Timing model"): simulated counts + launch facts + arch -> seconds.
-// time = launch overhead + k-norm(device memory, SM memory pipes, issue, block scheduling, latency), where device memory
-// is the larger of the DRAM and L2 terms and the SM pipes the largest of L1, shared memory and constant cache.
+// time = launch overhead + k-norm(device memory, SM memory pipes, issue, block scheduling, latency), where device
+// memory is the larger of the DRAM and L2 terms and the SM pipes the largest of L1, shared memory and constant cache.
 // Every constant is an arch parameter.
 #include <string>
 #include <vector>
@@ -19,16 +19,16 @@ struct TimeTerm {
 
 struct Prediction {
   std::string kernel;
-  double seconds = 0;         // predicted kernel time including launch overhead
+  double seconds = 0;  // predicted kernel time including launch overhead
   double launch_seconds = 0;
-  bool idle_gpu = false;      // launch_seconds is launch.idle_overhead (PredictOptions::idle_gpu)
+  bool idle_gpu = false;  // launch_seconds is launch.idle_overhead (PredictOptions::idle_gpu)
   std::vector<TimeTerm> terms;
   std::string bound;          // name of the term that sets the time
   std::string explanation;    // e.g. "DRAM-bound at 96% of effective bandwidth"
   double dram_bandwidth = 0;  // achieved DRAM bytes/s over the predicted time
   int active_sms = 0;
-  double warps_per_sm = 0;    // achieved resident warps
-  double warps_needed = 0;    // resident warps per SM that would hide latency behind the binding throughput term
+  double warps_per_sm = 0;  // achieved resident warps
+  double warps_needed = 0;  // resident warps per SM that would hide latency behind the binding throughput term
 };
 
 struct PredictOptions {

@@ -62,15 +62,16 @@ inline std::uint8_t lane_layout(std::span<const std::uint64_t> addresses, unsign
     far_apart |= static_cast<std::uint64_t>(d > 32);
     gap |= d ^ size;
   }
-  return static_cast<std::uint8_t>(kLayoutKnown | (far_apart == 0 ? kLayoutDense : 0) | (gap == 0 ? kLayoutGapless : 0));
+  return static_cast<std::uint8_t>(kLayoutKnown | (far_apart == 0 ? kLayoutDense : 0) |
+                                   (gap == 0 ? kLayoutGapless : 0));
 }
 
 // One warp-level record. Addresses: one per active lane, in lane order, stored in the owning block's pool.
 // Address meaning by space: global/texture: virtual address; shared: byte offset in the block's shared window;
 // local: byte offset in the thread's local window; constant: byte offset in constant bank 0.
 struct WarpRecord {
-  std::uint32_t pc = 0;           // byte offset of the instruction in its function
-  std::uint32_t active_mask = 0;  // bit i set: lane i takes part; 0: issued with every lane predicated off
+  std::uint32_t pc = 0;             // byte offset of the instruction in its function
+  std::uint32_t active_mask = 0;    // bit i set: lane i takes part; 0: issued with every lane predicated off
   std::uint32_t address_index = 0;  // first of popcount(active_mask) addresses in BlockTrace::addresses
   std::uint32_t work = 0;           // non-memory warp instructions issued since the warp's previous record
   std::uint32_t bulk_bytes = 0;     // bulk_copy only: bytes moved
@@ -78,7 +79,7 @@ struct WarpRecord {
   AddressSpace space = AddressSpace::global;
   AccessKind kind = AccessKind::load;
   CacheHint hint = CacheHint::none;
-  std::uint8_t size = 4;  // bytes per lane: 1, 2, 4, 8 or 16
+  std::uint8_t size = 4;                 // bytes per lane: 1, 2, 4, 8 or 16
   std::uint8_t layout = kLayoutUnknown;  // LaneLayout bits: set by BlockTrace::add_lanes only
 
   [[nodiscard]] int active_lanes() const { return std::popcount(active_mask); }
@@ -107,11 +108,12 @@ struct UninitializedAllocator : std::allocator<T> {
   }
 };
 
-// One thread block: its warps' records, warp by warp. Reused between blocks so decoding allocates nothing in steady state.
+// One thread block: its warps' records, warp by warp. Reused between blocks so decoding allocates nothing in steady
+// state.
 struct BlockTrace {
-  Dim3 index;                                // blockIdx
-  std::vector<WarpRecord> records;           // all warps, warp 0's records first
-  std::vector<std::uint32_t> warp_begin;     // records of warp w: [warp_begin[w], warp_begin[w+1])
+  Dim3 index;                             // blockIdx
+  std::vector<WarpRecord> records;        // all warps, warp 0's records first
+  std::vector<std::uint32_t> warp_begin;  // records of warp w: [warp_begin[w], warp_begin[w+1])
   std::vector<std::uint64_t, UninitializedAllocator<std::uint64_t>> addresses;  // address pool
 
   void clear() {
@@ -162,7 +164,7 @@ struct AccessPolicyWindow {
 struct KernelLaunch {
   std::string name;
   Dim3 grid, block, cluster;
-  std::uint32_t registers_per_thread = 0;   // 0: unknown
+  std::uint32_t registers_per_thread = 0;  // 0: unknown
   std::uint32_t static_shared_bytes = 0;
   std::uint32_t dynamic_shared_bytes = 0;
   std::uint32_t local_bytes_per_thread = 0;  // 0: unknown or none
@@ -200,7 +202,7 @@ struct TraceCounts {
   std::uint64_t warps = 0;
   std::uint64_t memory_instructions = 0;  // warp-level memory records
   std::uint64_t barriers = 0;
-  std::uint64_t lane_accesses = 0;        // active lanes over memory records
+  std::uint64_t lane_accesses = 0;  // active lanes over memory records
   std::uint64_t work = 0;
   std::array<std::uint64_t, kAddressSpaceCount> by_space{};
   std::array<std::uint64_t, kAccessKindCount> by_kind{};

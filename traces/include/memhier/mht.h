@@ -20,7 +20,7 @@ inline constexpr std::uint16_t kMhtVersionMinor = 0;
 
 struct MhtWriterOptions {
   std::size_t chunk_bytes = 64U << 10U;  // raw record bytes per chunk before it is compressed and written
-  int compression_level = 3;            // zstd level
+  int compression_level = 3;             // zstd level
 };
 
 // Writes launches and blocks as they come. The file appears under its name only after close() succeeds (it is
@@ -92,7 +92,7 @@ class MhtReader final : public TraceSource {
   std::vector<MhtKernelInfo> m_kernels;
   std::size_t m_next_kernel = 0;
   std::size_t m_current = SIZE_MAX;
-  std::uint64_t m_pos = 0;  // file offset of the next section of the current kernel
+  std::uint64_t m_pos = 0;          // file offset of the next section of the current kernel
   std::string m_compressed, m_raw;  // of metadata sections
   std::uint64_t m_blocks_left_in_chunk = 0;
   struct DecoderState;
