@@ -1,4 +1,5 @@
-# All third-party dependencies come from distribution packages (Debian 12 / Ubuntu 24.04); scripts/setup.sh installs them.
+# All third-party dependencies come from distribution packages (Debian 12 / Ubuntu 24.04); scripts/setup.sh installs
+# them.
 find_package(PkgConfig REQUIRED)
 find_package(yaml-cpp REQUIRED)
 if(NOT TARGET yaml-cpp::yaml-cpp)
