@@ -358,6 +358,35 @@ TEST_CASE("sectored cache: a reset after light or heavy use leaves it as a new o
   }
 }
 
+TEST_CASE("sectored cache: a PLRU reset after a few sets were used clears those, leaving it as a new one") {
+  // 64 sets: lines in 4 sets are under a quarter of them, so reset() clears only the sets used (above a quarter it
+  // clears all, as the test above covers). Lines 0..255 then fill every set's 4 ways (each aligned run of 64 lines
+  // takes every set once), exactly as in a new cache, and the next line evicts the same victim.
+  const CacheGeometry g{128, 32, 64, 4};
+  auto fill = [](SectoredCache& c) {
+    std::vector<std::uint32_t> slots;
+    SectoredCache::Evicted ev;
+    for (std::uint64_t line = 0; line < 256; ++line) {
+      slots.push_back(c.insert(line, L2Property::normal, ev));
+      REQUIRE_FALSE(ev.valid);
+    }
+    c.touch(slots[70]);
+    c.insert(4096 + 3, L2Property::normal, ev);
+    REQUIRE(ev.valid);
+    slots.push_back(static_cast<std::uint32_t>(ev.line));
+    return slots;
+  };
+  SectoredCache fresh(g, true);
+  const std::vector<std::uint32_t> expected = fill(fresh);
+  SectoredCache c(g, true);
+  SectoredCache::Evicted ev;
+  for (const std::uint64_t line : {1000, 1001, 1002, 1064}) c.insert(line, L2Property::normal, ev);  // 4 sets
+  c.touch(c.find(1064));
+  c.reset();
+  for (const std::uint64_t line : {1000, 1001, 1002, 1064}) CHECK(c.find(line) == SectoredCache::kNone);
+  CHECK(fill(c) == expected);
+}
+
 TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a column walk spreads over many sets") {
   const std::uint64_t total = 25600;  // the H100's: 100 slices x 256 sets
   std::mt19937_64 rng(11);

@@ -36,8 +36,13 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
 }
 
 void SectoredCache::reset() {
-  if (m_plru) {  // the ways in use are the counted ones: nothing else to clear
-    std::fill(m_plru_sets.begin(), m_plru_sets.end(), PlruSet{});
+  if (m_plru) {  // the ways in use are the counted ones: only the sets used need clearing
+    if (m_taken.size() * 4 > m_plru_sets.size()) {
+      std::fill(m_plru_sets.begin(), m_plru_sets.end(), PlruSet{});
+    } else {
+      for (const std::uint32_t set : m_taken) m_plru_sets[set] = PlruSet{};
+    }
+    m_taken.clear();
     return;
   }
   if (m_taken.size() * 4 > m_slots.size()) {  // most of the cache was used: start over
@@ -284,6 +289,7 @@ std::uint32_t SectoredCache::plru_insert(std::uint64_t line, std::uint32_t set, 
   const std::uint32_t way = plru_next_way(set);
   const std::uint32_t slot = (set << m_way_bits) + way;
   const bool evicts = st.filled == m_g.ways;
+  if (st.filled == 0) m_taken.push_back(set);
   if (!evicts) ++st.filled;
   if (out != nullptr) *out = evicts ? Evicted{m_lines[slot].line, m_lines[slot].dirty, true} : Evicted{};
   m_tags[slot] = static_cast<std::uint32_t>(line);

@@ -209,6 +209,7 @@ class SectoredCache {
   std::uint32_t m_persisting_ways = 0;
   // LRU: slots taken since the last reset. init() chains each set's slots from its last way down (way w's slot
   // links to way w - 1's) and only reset() puts slots back, so the taken ones are the top of their sets' chains.
+  // PLRU: the sets a line entered since the last reset (a short kernel's reset then clears a few of 132 L1s' sets).
   std::vector<std::uint32_t> m_taken;
 };
 
