@@ -504,20 +504,22 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> issue_order(const std::vect
 
 }  // namespace
 
-TEST_CASE("warp issue: greedy then oldest, loads' latency, pipeline occupancy, barriers, work") {
+TEST_CASE("warp issue: oldest first, loads' latency, pipeline occupancy, barriers, work") {
   using O = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
   // Warp 0's second load is the same instruction again: it needs the first's data (back at 10). Warp 1's stores never
   // wait, so it issues them back to back; warp 0 goes on at 10.
   CHECK(issue_order({"LL", "SSS"}, 10) == O{{0, 0}, {1, 1}, {1, 2}, {1, 3}, {0, 10}});
-  // Greedy: warp 1 keeps issuing although warp 0's data are back at 3.
-  CHECK(issue_order({"LL", "SSSSS"}, 3) == O{{0, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5}, {0, 6}});
-  // Then oldest: when warp 2 stalls at 4, warps 0 and 1 can both go; warp 0, the older, first.
-  CHECK(issue_order({"LL", "LL", "SLL"}, 3) == O{{0, 0}, {1, 1}, {2, 2}, {2, 3}, {0, 4}, {1, 5}, {2, 6}});
+  // Oldest first: warp 0's data are back at 3, so it goes before warp 1's remaining stores (greedy then oldest would
+  // let warp 1, which issued last, go on to the end first).
+  CHECK(issue_order({"LL", "SSSSS"}, 3) == O{{0, 0}, {1, 1}, {1, 2}, {0, 3}, {1, 4}, {1, 5}, {1, 6}});
+  // At 3 warps 0 and 2 can go: warp 0, the older; at 4 warps 1 and 2: warp 1. Warp 2's second load waits for its
+  // first (issued at 5, back at 8).
+  CHECK(issue_order({"LL", "LL", "SLL"}, 3) == O{{0, 0}, {1, 1}, {2, 2}, {0, 3}, {1, 4}, {2, 5}, {2, 8}});
   // Loads of different instructions do not wait on each other; a load of 3 lines holds the pipeline 3 cycles. The
   // third is the first instruction again: it waits for both loads' data (the second's back at 3 + 10).
   CHECK(issue_order({"LlL"}, 10, 3) == O{{0, 0}, {0, 3}, {0, 13}});
   // A barrier: warp 0 arrives at 1 and waits for warp 1 (arrives at 5); both go on 5 cycles (the barrier's latency)
-  // after the last arrival, oldest first (warp 1 stalled at the barrier, so it is no longer the greedy pick).
+  // after the last arrival, oldest first.
   CHECK(issue_order({"SBS", "SSSBS"}, 10) == O{{0, 0}, {0, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5}, {0, 10}, {1, 11}});
   // Non-memory work before a record: 4 cycles after the previous issue (1) before it can go.
   CHECK(issue_order({"SW"}, 10) == O{{0, 0}, {0, 5}});

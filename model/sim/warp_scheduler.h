@@ -73,8 +73,12 @@ class LoadRuns {
 // Issues one SM's share of a wave in the order the SM would, and returns the resident warps it held. The SM's memory
 // pipeline takes one instruction at a time: `issue(block, record, cycle, slot, thread_base)` simulates it and says
 // how many cycles it holds the pipeline (an L1 data-stage pass, shared wavefront or constant replay a cycle) and when
-// its data are back. Warps are picked greedy then oldest, as GPU warp schedulers do: the warp that issued last goes on
-// while it can, otherwise the oldest (lowest slot) that can. A warp can issue a cycle after its previous instruction,
+// its data are back. Warps are picked oldest first: each cycle the oldest (lowest slot) warp that can issue does, so a
+// younger warp runs only while every older one waits. On the H100 this keeps more of a kernel's data in the caches
+// than going on with the warp that issued last (greedy then oldest, the model until stop 32): register_spill, whose 64
+// warps an SM each store and twice re-read 8 KiB of local data, keeps 57% of its local loads in L1 (ncu), 53% oldest
+// first, 36% greedy then oldest; over the eighth suite run the weighted DRAM read error falls from 7.0% to 2.9%
+// (validate/results/h100-2026-11-24d). A warp can issue a cycle after its previous instruction,
 // after its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data
 // are back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never
 // wait. `hint(block, record)` is told the record the issuing warp will probably issue next (a host-cache prefetch).
@@ -141,28 +145,20 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
       ++active;
       schedule(static_cast<std::uint32_t>(slot), earliest(warps[slot], 0));
     }
-  std::uint32_t current = ~0U;
   while (active != 0) {
     while (!later.empty() && later.front().first <= now) {
       ready[later.front().second / 64] |= std::uint64_t{1} << (later.front().second % 64);
       pop_later();
     }
     std::uint32_t slot = ~0U;
-    if (current != ~0U && (ready[current / 64] >> (current % 64) & 1U) != 0) {
-      slot = current;
-    } else {
-      current = ~0U;  // it stalled: it no longer goes first when it can issue again
-      for (std::size_t i = 0; i < ready.size() && slot == ~0U; ++i)
-        if (ready[i] != 0)
-          slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
-    }
+    for (std::size_t i = 0; i < ready.size() && slot == ~0U; ++i)
+      if (ready[i] != 0) slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
     if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
       if (later.empty()) throw std::logic_error("schedule_warps: warps left but none can ever issue");
       now = later.front().first;
       continue;
     }
     ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
-    current = slot;
     Warp& w = warps[slot];
     const WarpRecord& r = w.block->records[w.next++];
     if (w.next != w.end) hint(*w.block, w.block->records[w.next]);
