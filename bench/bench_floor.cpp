@@ -162,9 +162,10 @@ class FloorL2 {
     return static_cast<std::size_t>((static_cast<u128>(line * 0x9E3779B97F4A7C15ULL) * m_sets) >> 64U);
   }
   // Sets [group x sets / kL2Groups, (group + 1) x sets / kL2Groups) form a group.
-  [[nodiscard]] std::size_t group_of(std::uint64_t line) const { return set_of(line) * kL2Groups / m_sets; }
-  bool access(std::uint64_t line) {
-    const std::size_t base = set_of(line) * kL2Ways;
+  [[nodiscard]] std::size_t group_of_set(std::size_t set) const { return set * kL2Groups / m_sets; }
+  // `set`: set_of(line), found once when the line missed L1.
+  bool access(std::uint64_t line, std::size_t set) {
+    const std::size_t base = set * kL2Ways;
     std::uint64_t* tags = &m_tags[base];
     std::uint32_t* stamps = &m_stamps[base];
     for (std::uint32_t w = 0; w < kL2Ways; ++w)
@@ -275,17 +276,18 @@ void run_floor(benchmark::State& state, const FloorTrace& t) {
   if (levels == 3) {
     run_touch(state, t);
   } else {
-    std::vector<std::uint64_t> missed, grouped;
-    std::vector<std::uint32_t> group, at(kL2Groups + 1);
+    struct Miss {
+      std::uint64_t line;
+      std::uint32_t set;
+    };
+    std::vector<Miss> missed, grouped(t.lines.size());
+    std::vector<std::uint32_t> at(kL2Groups + 1);
     missed.reserve(t.lines.size());
-    group.reserve(t.lines.size());
-    grouped.resize(t.lines.size());
     for (auto _ : state) {
       std::vector<FloorL1> l1(t.sms, FloorL1(t.l1_sets, t.l1_ways, t.l1_plru));
       FloorL2 l2(t.l2_sets);
       l1_hits = l2_hits = 0;
       missed.clear();
-      group.clear();
       // The L1s, SM by SM; their misses in that order.
       for (const std::uint32_t r : t.by_sm) {
         FloorL1& cache = l1[t.sm[r]];
@@ -294,18 +296,17 @@ void run_floor(benchmark::State& state, const FloorTrace& t) {
             ++l1_hits;
             continue;
           }
-          missed.push_back(t.lines[i]);
-          group.push_back(static_cast<std::uint32_t>(l2.group_of(t.lines[i])));
+          missed.push_back({t.lines[i], static_cast<std::uint32_t>(l2.set_of(t.lines[i]))});
         }
       }
       if (levels == 1) continue;
       // The misses grouped by their L2 set group (a counting sort, stable), then the L2 group by group.
       std::fill(at.begin(), at.end(), 0U);
-      for (const std::uint32_t g : group) ++at[g + 1];
+      for (const Miss& m : missed) ++at[l2.group_of_set(m.set) + 1];
       for (std::size_t g = 1; g <= kL2Groups; ++g) at[g] += at[g - 1];
-      for (std::size_t i = 0; i < missed.size(); ++i) grouped[at[group[i]]++] = missed[i];
+      for (const Miss& m : missed) grouped[at[l2.group_of_set(m.set)]++] = m;
       for (std::size_t i = 0; i < missed.size(); ++i)
-        if (l2.access(grouped[i])) ++l2_hits;
+        if (l2.access(grouped[i].line, grouped[i].set)) ++l2_hits;
       benchmark::DoNotOptimize(l2_hits);
     }
   }

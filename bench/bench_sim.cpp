@@ -10,8 +10,10 @@
 #include <bit>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <thread>
 
+#include "../model/util/sort_unique.h"
 #include "memhier/arch_loader.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
@@ -248,8 +250,36 @@ void thread_counts(benchmark::internal::Benchmark* b) {
   if (!std::has_single_bit(static_cast<unsigned>(cores))) b->Arg(cores);
 }
 
+// A warp's sectors sorted without repeats, as the coalescer does for a gather (sort_unique, model/util/sort_unique.h)
+// and as it did before (std::sort then std::unique): range(0) random sectors of a 64 MiB table, fresh each time.
+template <bool kCounting>
+void sort_sectors(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::mt19937_64 rng(1);
+  std::vector<std::uint64_t> pool(1 << 16);
+  for (std::uint64_t& s : pool) s = rng() % (std::uint64_t{1} << 21U);
+  std::array<std::uint64_t, 64> v{};
+  std::size_t at = 0, kept = 0;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < n; ++i) v[i] = pool[(at + i) & (pool.size() - 1)];
+    at += n;
+    if constexpr (kCounting) {
+      kept = sort_unique(v.data(), n);
+    } else {
+      std::sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+      kept = static_cast<std::size_t>(std::unique(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n)) - v.begin());
+    }
+    benchmark::DoNotOptimize(kept);
+    benchmark::DoNotOptimize(v.data());
+  }
+}
+void BM_SortUnique(benchmark::State& state) { sort_sectors<true>(state); }
+void BM_StdSortUnique(benchmark::State& state) { sort_sectors<false>(state); }
+
 }  // namespace
 
+BENCHMARK(BM_SortUnique)->Arg(8)->Arg(32)->Arg(64);
+BENCHMARK(BM_StdSortUnique)->Arg(8)->Arg(32)->Arg(64);
 BENCHMARK(BM_SimStreaming)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimRandomGather)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimTransposeTiled)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();

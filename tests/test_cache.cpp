@@ -182,6 +182,21 @@ TEST_CASE("set cache: a flush writes back the dirty lines in slot order, only th
   }
 }
 
+namespace {
+
+// c.access(line) evicts `victim` (~0: nothing), after which `line` is found where access() put it and the victim is
+// gone. The random-run tests' check against their models.
+void access_evicts(SectoredCache& c, std::uint64_t line, L2Property property, std::uint64_t victim) {
+  SectoredCache::Evicted ev;
+  const std::uint32_t slot = c.access(line, property, ev);
+  REQUIRE(ev.valid == (victim != ~std::uint64_t{0}));
+  if (ev.valid) REQUIRE(ev.line == victim);
+  REQUIRE(c.find(line) == slot);
+  if (ev.valid) REQUIRE(c.find(victim) == SectoredCache::kNone);
+}
+
+}  // namespace
+
 TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list model over a long random run") {
   // The model: per set, persisting and normal lines each in a list, most recent first. A persisting line whose
   // set-aside (3 ways) is full replaces the oldest persisting line; otherwise a full set gives up its oldest normal
@@ -224,12 +239,7 @@ TEST_CASE("sectored cache: access() keeps the LRU order and victims of a list mo
       else
         m.normal.insert(m.normal.begin(), line);
     }
-    SectoredCache::Evicted ev;
-    const std::uint32_t slot = c.access(line, property, ev);
-    REQUIRE(ev.valid == (victim != ~std::uint64_t{0}));
-    if (ev.valid) REQUIRE(ev.line == victim);
-    REQUIRE(c.find(line) == slot);
-    if (ev.valid) REQUIRE(c.find(victim) == SectoredCache::kNone);
+    access_evicts(c, line, property, victim);
   }
 }
 
@@ -308,12 +318,7 @@ TEST_CASE("sectored cache: tree PLRU keeps the victims of a plain tree model ove
         m.line[way] = line;
         if (property != L2Property::streaming) touch(m, way);
       }
-      SectoredCache::Evicted ev;
-      const std::uint32_t slot = c.access(line, property, ev);
-      REQUIRE(ev.valid == (victim != ~std::uint64_t{0}));
-      if (ev.valid) REQUIRE(ev.line == victim);
-      REQUIRE(c.find(line) == slot);
-      if (ev.valid) REQUIRE(c.find(victim) == SectoredCache::kNone);
+      access_evicts(c, line, property, victim);
       for (std::uint32_t w = ways - m.filled; w < ways; ++w) REQUIRE(c.find(m.line[w]) != SectoredCache::kNone);
     }
   }

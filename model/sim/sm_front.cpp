@@ -68,7 +68,8 @@ void SmFront::prefetch_l1_lines(std::uint32_t lines) {
   std::array<std::uint32_t, std::tuple_size_v<decltype(m_sectors.sector)>> slots;  // a line has at least one sector
   std::size_t n = 0;
   for_lines([&](std::uint64_t line, std::uint32_t) { slots[n++] = m_l1.prefetch_slot(line); });
-  for (std::size_t i = 0; i < n; ++i) m_l1.prefetch_victim(slots[i]);
+  if (!m_l1.plru())  // a PLRU eviction reads nothing past the set (prefetch_victim does nothing)
+    for (std::size_t i = 0; i < n; ++i) m_l1.prefetch_victim(slots[i]);
 }
 
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
