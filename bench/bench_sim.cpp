@@ -118,6 +118,7 @@ class DecodedTrace final : public TraceSource {
     b.records.assign(from.records.begin(), from.records.end());
     b.warp_begin.assign(from.warp_begin.begin(), from.warp_begin.end());
     b.addresses.assign(from.addresses.begin(), from.addresses.end());
+    b.lanes = from.lanes;
   }
   std::vector<Launch> m_launches;
   std::size_t m_launch = 0, m_block = 0;

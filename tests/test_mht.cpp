@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
@@ -87,21 +88,33 @@ bool same(const BlockTrace& a, const BlockTrace& b) {
                         << int(y.size));
       return false;
     }
-    auto la = a.lane_addresses(x);
-    auto lb = b.lane_addresses(y);
-    // A layout a record states (the decoder's, from a strided record's encoding) is what its addresses show.
-    for (const auto& [r, l] : {std::pair{x, la}, std::pair{y, lb}})
-      if ((r.layout & kLayoutKnown) != 0 && r.layout != lane_layout(l, r.size)) {
+    LaneBuffer buffer_a, buffer_b;  // for compact records (BlockTrace::compact_strided)
+    auto la = a.lane_addresses(x, buffer_a);
+    auto lb = b.lane_addresses(y, buffer_b);
+    // A layout a record states (the decoder's, from a strided record's encoding) is what its addresses show, and
+    // first_last() gives its first and last lane's, compact or not.
+    for (const auto& [r, l, block] : {std::tuple{x, la, &a}, std::tuple{y, lb, &b}}) {
+      const auto stated = static_cast<std::uint8_t>(r.layout & ~kLayoutCompact);
+      if ((r.layout & kLayoutKnown) != 0 && stated != lane_layout(l, r.size)) {
         MESSAGE("record " << i << " states layout " << int(r.layout) << ", its addresses show "
                           << int(lane_layout(l, r.size)));
         return false;
       }
+      if (!l.empty() && block->first_last(r) != std::pair{l.front(), l.back()}) {
+        MESSAGE("record " << i << ": first_last() is not its first and last lane's addresses");
+        return false;
+      }
+    }
     if (!std::equal(la.begin(), la.end(), lb.begin(), lb.end())) {
       MESSAGE("record " << i << " addresses differ, first " << la[0] << "/" << lb[0] << " n " << la.size() << " idx "
                         << x.address_index << "/" << y.address_index << " pool " << a.addresses.size() << "/"
                         << b.addresses.size() << " mask " << x.active_mask);
       return false;
     }
+  }
+  if (a.lanes != b.lanes) {
+    MESSAGE("lane counts differ: " << a.lanes << "/" << b.lanes);
+    return false;
   }
   return true;
 }
@@ -384,4 +397,48 @@ TEST_CASE("next_blocks on several threads reports a damaged chunk as reading blo
     CHECK(serial.find(fmt::format("byte offset {}: expected a CHNK section", chunks[3])) != std::string::npos);
     CHECK(error_in_requests(bad, {100}, 4) == serial);
   }
+}
+
+TEST_CASE("a block that asks for compact strided records holds two pool entries for each, and the same addresses") {
+  const fs::path p = temp("compact.mht");
+  const auto written = write_random(p, 2, 40, 6000);
+  for (const int threads : {1, 3}) {
+    CAPTURE(threads);
+    MhtReader r(p);
+    KernelLaunch k;
+    std::size_t i = 0, compact = 0, strided_lanes = 0;
+    while (r.next_kernel(k)) {
+      std::vector<BlockTrace> got(40);
+      for (BlockTrace& b : got) b.compact_strided = true;
+      REQUIRE(r.next_blocks(got, threads) == 40);
+      for (const BlockTrace& b : got) {
+        REQUIRE(same(b, written[i++]));
+        REQUIRE(b.compact_strided);  // decoding keeps the block's request
+        std::size_t pool = 0;
+        for (const WarpRecord& rec : b.records) {
+          if (!rec.is_memory()) continue;
+          const bool is_compact = (rec.layout & kLayoutCompact) != 0;
+          pool += is_compact ? 2 : static_cast<std::size_t>(rec.active_lanes());
+          if (is_compact) {
+            ++compact;
+            strided_lanes += static_cast<std::size_t>(rec.active_lanes());
+            CHECK(rec.active_lanes() > 1);  // a one-lane record is kept as it is
+          }
+        }
+        CHECK(b.addresses.size() == pool);
+      }
+    }
+    CHECK(i == written.size());
+    // random_block's shapes 0 and 1 (a sixth of its 80 records each, of 32 lanes) are strided.
+    CHECK(compact > 100);
+    CHECK(strided_lanes == 32 * compact);
+  }
+  // Without the request, the same file gives every lane's address.
+  MhtReader r(p);
+  KernelLaunch k;
+  REQUIRE(r.next_kernel(k));
+  BlockTrace b;
+  REQUIRE(r.next_block(b));
+  CHECK(b.addresses.size() == b.lanes);
+  CHECK(same(b, written[0]));
 }

@@ -294,12 +294,15 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
             ahead = static_cast<std::size_t>(std::clamp(std::ceil(room / static_cast<double>(wave_addresses)), 1.0,
                                                         static_cast<double>(kBatchWaves - wave_end.size())));
           }
-          if (blocks.size() < start + ahead * wave_blocks) blocks.resize(start + ahead * wave_blocks);
+          if (blocks.size() < start + ahead * wave_blocks) {
+            blocks.resize(start + ahead * wave_blocks);
+            for (BlockTrace& b : blocks) b.compact_strided = true;  // SmFront reads lanes through a LaneBuffer
+          }
           ready += trace.next_blocks({blocks.data() + ready, start + ahead * wave_blocks - ready}, options.threads);
         }
         n = std::min(ready, start + wave_blocks);
         std::size_t addresses = 0;
-        for (std::size_t i = start; i < n; ++i) addresses += blocks[i].addresses.size();
+        for (std::size_t i = start; i < n; ++i) addresses += blocks[i].lanes;
         lane_addresses += addresses;
         if (n != start) wave_end.push_back(n);
         if (n - start < wave_blocks) break;  // the launch's last wave

@@ -82,7 +82,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
     ++c.barriers;
     return {};
   }
-  std::span<const std::uint64_t> a = b.lane_addresses(r);
+  std::span<const std::uint64_t> a = b.lane_addresses(r, m_buffer);
   if (a.empty()) {
     // Issued with every lane predicated off (nvcc if-converts short branches): ncu's shared-memory instruction counts
     // (smsp__inst_executed_op_shared_ld/st) include it (H100: reduction_shared's unrolled halving steps, every warp
@@ -172,10 +172,10 @@ void SmFront::predicated_loads_of_async_copy() {
 void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   if (!m_spec.l1_enabled || !r.is_memory() || (r.space != AddressSpace::global && r.space != AddressSpace::texture))
     return;
-  const std::span<const std::uint64_t> a = b.lane_addresses(r);
-  if (a.empty()) return;  // a record with no active lane (sources built through the library API may have one)
+  if (r.active_mask == 0) return;  // no address (sources built through the library API may have such a record)
+  const auto [front, back] = b.first_last(r);
   // kLineBytes: simulate() refuses other line sizes, and a constant divides by a shift.
-  const std::uint64_t first = a.front() / kLineBytes, last = a.back() / kLineBytes;
+  const std::uint64_t first = front / kLineBytes, last = back / kLineBytes;
   m_l1.prefetch_slot(first);
   if (last != first) m_l1.prefetch_slot(last);
 }

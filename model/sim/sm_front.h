@@ -96,6 +96,7 @@ class SmFront {
   SectorSet m_sectors;
   std::array<std::uint64_t, kWarpSize> m_mapped{};
   std::array<std::uint8_t, kWarpSize> m_lanes{};
+  LaneBuffer m_buffer{};  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
 };
 
 }  // namespace memhier

@@ -5,9 +5,6 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace memhier::mht {
 namespace {
@@ -231,17 +228,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
     const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
                                                   (n == 1 || stride == r.size ? kLayoutGapless : 0));
-    const std::span<std::uint64_t> lanes = block.add_lanes(r, n, layout);
-    // Two lanes a step, one vector of two 64-bit sums (SSE2, in every x86-64; the compiler did not vectorize the
-    // scalar loop, and this fills half the trace's addresses).
-    std::size_t i = 0;
-#if defined(__SSE2__)
-    __m128i pair = _mm_set_epi64x(static_cast<long long>(first + stride), static_cast<long long>(first));
-    const __m128i step = _mm_set1_epi64x(static_cast<long long>(2 * stride));
-    for (; i + 1 < n; i += 2, pair = _mm_add_epi64(pair, step))
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes.data() + i), pair);
-#endif
-    for (; i < n; ++i) lanes[i] = first + i * stride;
+    block.add_strided(r, n, first, stride, layout);
     predicted = first;
     return;
   }

@@ -12,6 +12,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace memhier {
 
 struct Dim3 {
@@ -52,6 +56,9 @@ enum LaneLayout : std::uint8_t {
   kLayoutKnown = 1,    // the other bits say what holds
   kLayoutDense = 2,    // every lane's address is 0 to 32 bytes above the previous lane's
   kLayoutGapless = 4,  // every lane's address is `size` bytes above the previous lane's
+  // The pool holds the record's first lane address and the stride between lanes (two entries), not every lane's
+  // address: set by BlockTrace::add_strided in a block whose consumer asked for it (BlockTrace::compact_strided).
+  kLayoutCompact = 8,
 };
 
 // Works out the layout of `addresses` (the lanes of a record of `size`-byte accesses).
@@ -80,7 +87,7 @@ struct WarpRecord {
   AccessKind kind = AccessKind::load;
   CacheHint hint = CacheHint::none;
   std::uint8_t size = 4;                 // bytes per lane: 1, 2, 4, 8 or 16
-  std::uint8_t layout = kLayoutUnknown;  // LaneLayout bits: set by BlockTrace::add_lanes only
+  std::uint8_t layout = kLayoutUnknown;  // LaneLayout bits: set by BlockTrace::add_lanes / add_strided only
 
   [[nodiscard]] int active_lanes() const { return std::popcount(active_mask); }
   [[nodiscard]] bool is_memory() const { return record == RecordKind::memory; }
@@ -108,6 +115,22 @@ struct UninitializedAllocator : std::allocator<T> {
   }
 };
 
+// Room for one record's lane addresses, where a compact record's are written out (BlockTrace::lane_addresses).
+using LaneBuffer = std::array<std::uint64_t, kWarpSize>;
+
+// Writes first, first + stride, ... into out (wrapping modulo 2^64, as a negative stride does). Two lanes a step, one
+// vector of two 64-bit sums (SSE2, in every x86-64; the compiler did not vectorize the scalar loop).
+inline void fill_strided(std::span<std::uint64_t> out, std::uint64_t first, std::uint64_t stride) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  __m128i pair = _mm_set_epi64x(static_cast<long long>(first + stride), static_cast<long long>(first));
+  const __m128i step = _mm_set1_epi64x(static_cast<long long>(2 * stride));
+  for (; i + 1 < out.size(); i += 2, pair = _mm_add_epi64(pair, step))
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out.data() + i), pair);
+#endif
+  for (; i < out.size(); ++i) out[i] = first + i * stride;
+}
+
 // One thread block: its warps' records, warp by warp. Reused between blocks so decoding allocates nothing in steady
 // state.
 struct BlockTrace {
@@ -115,19 +138,40 @@ struct BlockTrace {
   std::vector<WarpRecord> records;        // all warps, warp 0's records first
   std::vector<std::uint32_t> warp_begin;  // records of warp w: [warp_begin[w], warp_begin[w+1])
   std::vector<std::uint64_t, UninitializedAllocator<std::uint64_t>> addresses;  // address pool
+  std::size_t lanes = 0;  // active lanes of the memory records: addresses.size() unless some are compact
+  // Set by a consumer that reads every record through lane_addresses(r, buffer) (the simulator): add_strided() then
+  // keeps a strided record as its first address and stride (kLayoutCompact), two pool entries instead of 32. A
+  // streaming trace's blocks then take an eighth of the memory, which the decoder would write and the simulator
+  // read back from beyond the host's caches (a batch of blocks holds millions of lanes). clear() keeps it.
+  bool compact_strided = false;
 
   void clear() {
     records.clear();
     warp_begin.assign(1, 0);
     addresses.clear();
+    lanes = 0;
   }
   [[nodiscard]] std::size_t warp_count() const { return warp_begin.empty() ? 0 : warp_begin.size() - 1; }
   [[nodiscard]] std::span<const WarpRecord> warp(std::size_t w) const {
     return {records.data() + warp_begin[w], records.data() + warp_begin[w + 1]};
   }
+  // The record's lane addresses, in a block with no compact record (compact_strided unset when it was filled).
   [[nodiscard]] std::span<const std::uint64_t> lane_addresses(const WarpRecord& r) const {
     if (!r.is_memory()) return {};  // barriers carry a mask but no addresses
     return {addresses.data() + r.address_index, static_cast<std::size_t>(r.active_lanes())};
+  }
+  // The record's lane addresses in any block: a compact record's are written into `buffer`.
+  [[nodiscard]] std::span<const std::uint64_t> lane_addresses(const WarpRecord& r, LaneBuffer& buffer) const {
+    if ((r.layout & kLayoutCompact) == 0) return lane_addresses(r);
+    const std::span<std::uint64_t> out(buffer.data(), static_cast<std::size_t>(r.active_lanes()));
+    fill_strided(out, addresses[r.address_index], addresses[r.address_index + 1]);
+    return out;
+  }
+  // The first and last lane's addresses of a memory record with an active lane, compact or not.
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> first_last(const WarpRecord& r) const {
+    const std::uint64_t first = addresses[r.address_index];
+    if ((r.layout & kLayoutCompact) == 0) return {first, addresses[r.address_index + r.active_lanes() - 1]};
+    return {first, first + static_cast<std::uint64_t>(r.active_lanes() - 1) * addresses[r.address_index + 1]};
   }
   // Appending: begin_warp() opens a warp; add() appends to the warp opened last.
   void begin_warp() { warp_begin.push_back(static_cast<std::uint32_t>(records.size())); }
@@ -135,18 +179,36 @@ struct BlockTrace {
     r.address_index = static_cast<std::uint32_t>(addresses.size());
     r.layout = kLayoutUnknown;  // a copied record's layout may be of other addresses
     addresses.insert(addresses.end(), lane_addrs.begin(), lane_addrs.end());
+    lanes += lane_addrs.size();
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
   }
   // As add(), for a caller that writes the `lanes` addresses into the returned pool slots itself; `layout` is what it
-  // knows of them (kLayoutUnknown: nothing).
-  std::span<std::uint64_t> add_lanes(WarpRecord r, std::size_t lanes, std::uint8_t layout = kLayoutUnknown) {
+  // knows of them (kLayoutUnknown: nothing; never kLayoutCompact).
+  std::span<std::uint64_t> add_lanes(WarpRecord r, std::size_t n, std::uint8_t layout = kLayoutUnknown) {
     r.address_index = static_cast<std::uint32_t>(addresses.size());
-    r.layout = layout;
-    addresses.resize(addresses.size() + lanes);
+    r.layout = static_cast<std::uint8_t>(layout & ~kLayoutCompact);
+    addresses.resize(addresses.size() + n);
+    lanes += n;
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
-    return {addresses.data() + r.address_index, lanes};
+    return {addresses.data() + r.address_index, n};
+  }
+  // As add() for `n` lanes at first, first + stride, ...: compact where compact_strided is set (with n > 1), else
+  // written out. `layout` as for add_lanes().
+  void add_strided(WarpRecord r, std::size_t n, std::uint64_t first, std::uint64_t stride,
+                   std::uint8_t layout = kLayoutUnknown) {
+    if (!compact_strided || n < 2) {
+      fill_strided(add_lanes(r, n, layout), first, stride);
+      return;
+    }
+    r.address_index = static_cast<std::uint32_t>(addresses.size());
+    r.layout = static_cast<std::uint8_t>(layout | kLayoutCompact);
+    addresses.push_back(first);
+    addresses.push_back(stride);
+    lanes += n;
+    records.push_back(r);
+    warp_begin.back() = static_cast<std::uint32_t>(records.size());
   }
 };
 
