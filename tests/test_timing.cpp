@@ -219,3 +219,40 @@ TEST_CASE("constant loads: a broadcast costs its issue slot, a divergent load ea
   k.counters.constant_misses = 32 * 675'840;
   CHECK(term(predict(h100(), k), "constant") == exactly(32.0 * 675'840 * (1 + 0.24) * 2.02 / (1.98e9 * 132)));
 }
+
+TEST_CASE("calibrate rewrites a key's line and drops its old comment's continuation, nothing else") {
+  const std::string yaml =
+      "# file comment\n"
+      "l1:\n"
+      "  bandwidth_per_sm: 122B/clk  # old fit;\n"
+      "                              # its second line\n"
+      "                              # and third\n"
+      "  # about miss_merge_sms, at the key's indentation\n"
+      "  miss_merge_sms: 2           # merge\n"
+      "                              # continued\n"
+      "shared_memory:\n"
+      "  bandwidth_per_sm: 128B/clk  # shared\n"
+      "                              # continued\n";
+  std::string text = yaml;
+  REQUIRE(replace_arch_value(text, "l1", "bandwidth_per_sm", "130B/clk", "fitted"));
+  CHECK(text ==
+        "# file comment\n"
+        "l1:\n"
+        "  bandwidth_per_sm: 130B/clk                   # fitted\n"
+        "  # about miss_merge_sms, at the key's indentation\n"
+        "  miss_merge_sms: 2           # merge\n"
+        "                              # continued\n"
+        "shared_memory:\n"
+        "  bandwidth_per_sm: 128B/clk  # shared\n"
+        "                              # continued\n");
+  // The same key under another section; a key with no continuation; an absent key leaves the text as it was.
+  text = yaml;
+  REQUIRE(replace_arch_value(text, "shared_memory", "bandwidth_per_sm", "1B/clk", "x"));
+  CHECK(text == yaml.substr(0, yaml.find("  bandwidth_per_sm: 128B/clk")) +
+                    "  bandwidth_per_sm: 1B/clk                     # x\n");
+  text = "launch:\n  overhead: 3us # a\nl2:\n  size: 1MiB\n";
+  REQUIRE(replace_arch_value(text, "launch", "overhead", "2.00us", "fit"));
+  CHECK(text == "launch:\n  overhead: 2.00us                     # fit\nl2:\n  size: 1MiB\n");
+  CHECK_FALSE(replace_arch_value(text, "launch", "block_cycles", "1", "fit"));
+  CHECK(text == "launch:\n  overhead: 2.00us                     # fit\nl2:\n  size: 1MiB\n");
+}

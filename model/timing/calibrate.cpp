@@ -3,9 +3,12 @@
 // error (a 5 us kernel counts as much as a 5 ms one).
 #include "memhier/calibrate.h"
 
+#include <fmt/format.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "memhier/error.h"
 
@@ -53,6 +56,29 @@ CalibrationFit fit_timing(const std::vector<TimingMeasurement>& m, double curren
   fit.rms_relative_error_before = std::sqrt(before / static_cast<double>(rows));
   fit.rms_relative_error_after = std::sqrt(residual.squaredNorm() / static_cast<double>(rows));
   return fit;
+}
+
+bool replace_arch_value(std::string& text, const std::string& section, const std::string& key, const std::string& value,
+                        const std::string& note) {
+  const std::string prefix = "  " + key + ":";
+  std::istringstream in(text);
+  std::ostringstream out;
+  std::string line, current;
+  bool done = false, replacing = false;
+  while (std::getline(in, line)) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    const bool comment_only = indent != std::string::npos && line[indent] == '#';
+    if (replacing && comment_only && indent > 2) continue;  // the replaced comment's continuation
+    replacing = false;
+    if (!line.empty() && line[0] != ' ' && line[0] != '#') current = line.substr(0, line.find(':'));
+    if (!done && current == section && line.rfind(prefix, 0) == 0) {
+      line = fmt::format("{} {:<27}# {}", prefix, value, note);
+      done = replacing = true;
+    }
+    out << line << "\n";
+  }
+  if (done) text = out.str();
+  return done;
 }
 
 }  // namespace memhier

@@ -58,26 +58,6 @@ std::vector<TimingMeasurement> read_measurements(const fs::path& file, double la
   return m;
 }
 
-// Replaces the value of `section.key` in arch YAML text, keeping indentation; appends `note` as the line's comment.
-bool replace_value(std::string& text, const std::string& section, const std::string& key, const std::string& value,
-                   const std::string& note) {
-  std::istringstream in(text);
-  std::ostringstream out;
-  std::string line, current;
-  bool done = false;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] != ' ' && line[0] != '#') current = line.substr(0, line.find(':'));
-    const std::string prefix = "  " + key + ":";
-    if (!done && current == section && line.rfind(prefix, 0) == 0) {
-      line = fmt::format("{} {:<27}# {}", prefix, value, note);
-      done = true;
-    }
-    out << line << "\n";
-  }
-  text = out.str();
-  return done;
-}
-
 }  // namespace
 
 int run_calibrate(const std::vector<std::string>& args) {
@@ -108,11 +88,11 @@ int run_calibrate(const std::vector<std::string>& args) {
   std::cout << fmt::format("{} cases; RMS relative error {:.1f}% before, {:.1f}% after\n", fit.residuals.size(),
                            100 * fit.rms_relative_error_before, 100 * fit.rms_relative_error_after);
   if (fit.launch_overhead_seconds > 0) {
-    replace_value(text, "launch", "overhead", fmt::format("{:.2f}us", fit.launch_overhead_seconds * 1e6), tag);
+    replace_arch_value(text, "launch", "overhead", fmt::format("{:.2f}us", fit.launch_overhead_seconds * 1e6), tag);
     // The idle-GPU overhead keeps its measured surplus (the host's submission latency) over the fitted one.
     const double idle = fit.launch_overhead_seconds + arch.launch_idle_overhead_seconds - arch.launch_overhead_seconds;
-    replace_value(text, "launch", "idle_overhead", fmt::format("{:.2f}us", idle * 1e6),
-                  fmt::format("{} (launch.overhead + the file's idle surplus)", tag));
+    replace_arch_value(text, "launch", "idle_overhead", fmt::format("{:.2f}us", idle * 1e6),
+                       fmt::format("{} (launch.overhead + the file's idle surplus)", tag));
     std::cout << fmt::format("launch.overhead: {:.2f} us -> {:.2f} us (idle_overhead -> {:.2f} us)\n",
                              arch.launch_overhead_seconds * 1e6, fit.launch_overhead_seconds * 1e6, idle * 1e6);
   } else {
@@ -140,8 +120,8 @@ int run_calibrate(const std::vector<std::string>& args) {
       continue;
     }
     const double fitted = t.value / it->second / t.unit_scale;
-    replace_value(text, t.section, t.key, fmt::format("{:.3g}{}", fitted, t.unit),
-                  fmt::format("{} ({} cases bound by it)", tag, fit.cases.at(t.resource)));
+    replace_arch_value(text, t.section, t.key, fmt::format("{:.3g}{}", fitted, t.unit),
+                       fmt::format("{} ({} cases bound by it)", tag, fit.cases.at(t.resource)));
     std::cout << fmt::format("{}.{}: {:.3g} -> {:.3g} {} ({} cases)\n", t.section, t.key, t.value / t.unit_scale,
                              fitted, t.unit, fit.cases.at(t.resource));
   }

@@ -29,4 +29,11 @@ struct CalibrationFit {
 // Resources bound in fewer than `min_cases` measurements keep scale 1 and their cases are left out.
 CalibrationFit fit_timing(const std::vector<TimingMeasurement>& m, double current_launch_overhead, int min_cases = 2);
 
+// In arch YAML text, replaces the value of `section.key` (a key indented two spaces under a top-level `section:`),
+// keeping the key's indentation, with `note` as the line's comment; the old comment goes, with the comment-only lines
+// that continue it (indented past the key). Comment lines at the key's indentation or less belong to what follows and
+// stay. Returns false (text unchanged) where the key is absent.
+bool replace_arch_value(std::string& text, const std::string& section, const std::string& key, const std::string& value,
+                        const std::string& note);
+
 }  // namespace memhier
