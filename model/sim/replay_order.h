@@ -22,18 +22,22 @@ class ReplayOrder {
   template <typename F>
   void for_each(const RequestLists& lists, std::size_t wave, std::size_t group, std::span<const std::size_t> sms,
                 std::size_t sm_count, F&& f) {
+    const RequestLists::Part* parts = lists.parts(wave, group);
+    m_parts.clear();
     std::size_t count = 0;
     std::uint64_t last = 0;
     for (const std::size_t s : sms) {
-      const std::span<const L2Request> v = lists.of(wave, group, s);
-      count += v.size();
-      if (!v.empty()) last = std::max<std::uint64_t>(last, v.back().cycle);
+      const RequestLists::Part& p = parts[s];
+      if (p.count == 0) continue;
+      m_parts.push_back({p.first, p.count, static_cast<std::uint32_t>(s)});
+      count += p.count;
+      last = std::max(last, p.last_cycle);
     }
     if (count == 0) return;
     if (last < kCountingSortCycles * (count + sm_count)) {
-      counting_sort(lists, wave, group, sms, count, last, f);
+      counting_sort(count, last, f);
     } else {
-      heap_merge(lists, wave, group, sms, sm_count, f);
+      heap_merge(f);
     }
   }
 
@@ -42,47 +46,49 @@ class ReplayOrder {
     const L2Request* request;
     std::uint32_t sm;
   };
+  // An SM's non-empty part of the group's requests.
+  struct Part {
+    const L2Request* first;
+    std::uint32_t count;
+    std::uint32_t sm;
+  };
 
-  // A stable counting sort by cycle of the lists taken SM by SM, in two passes.
+  // A stable counting sort by cycle of the parts taken SM by SM, in two passes.
   template <typename F>
-  void counting_sort(const RequestLists& lists, std::size_t wave, std::size_t group, std::span<const std::size_t> sms,
-                     std::size_t count, std::uint64_t last, F&& f) {
+  void counting_sort(std::size_t count, std::uint64_t last, F&& f) {
     m_starts.assign(last + 2, 0);
-    for (const std::size_t s : sms)
-      for (const L2Request& r : lists.of(wave, group, s)) ++m_starts[r.cycle + 1];
+    for (const Part& p : m_parts)
+      for (const L2Request& r : std::span(p.first, p.count)) ++m_starts[r.cycle + 1];
     for (std::size_t c = 1; c < m_starts.size(); ++c) m_starts[c] += m_starts[c - 1];
     m_order.resize(count);
-    for (const std::size_t s : sms)
-      for (const L2Request& r : lists.of(wave, group, s))
-        m_order[m_starts[r.cycle]++] = {&r, static_cast<std::uint32_t>(s)};
+    for (const Part& p : m_parts)
+      for (const L2Request& r : std::span(p.first, p.count)) m_order[m_starts[r.cycle]++] = {&r, p.sm};
     for (std::size_t i = 0; i < count; ++i) {
       if (i + 4 < count) __builtin_prefetch(m_order[i + 4].request);
       f(*m_order[i].request, static_cast<std::size_t>(m_order[i].sm));
     }
   }
 
-  // A merge through a min-heap of each SM's next cycle packed with its number in one key (cycle << 16 | SM); the SM
-  // taken goes back in with its next cycle.
+  // A merge through a min-heap of each SM's next cycle packed with its part's place in one key (cycle << 16 | part:
+  // parts are in SM order, so ties go to the lower SM); the part taken goes back in with its next cycle.
   template <typename F>
-  void heap_merge(const RequestLists& lists, std::size_t wave, std::size_t group, std::span<const std::size_t> sms,
-                  std::size_t sm_count, F&& f) {
+  void heap_merge(F&& f) {
     m_heap.clear();
-    m_next.assign(sm_count, 0);
-    for (const std::size_t s : sms) {
-      const std::span<const L2Request> v = lists.of(wave, group, s);
-      if (!v.empty()) m_heap.push_back(std::uint64_t{v.front().cycle} << 16U | s);
-    }
+    m_next.assign(m_parts.size(), 0);
+    for (std::size_t i = 0; i < m_parts.size(); ++i)
+      m_heap.push_back(std::uint64_t{m_parts[i].first->cycle} << 16U | i);
     std::make_heap(m_heap.begin(), m_heap.end(), std::greater<>());
     while (!m_heap.empty()) {
       const std::uint64_t key = m_heap.front();
       const std::uint64_t cycle = key >> 16U;
-      const std::size_t s = key & 0xFFFFU;
-      const std::span<const L2Request> v = lists.of(wave, group, s);
-      std::size_t& i = m_next[s];
+      const std::size_t k = key & 0xFFFFU;
+      const std::span<const L2Request> v(m_parts[k].first, m_parts[k].count);
+      const std::size_t s = m_parts[k].sm;
+      std::size_t& i = m_next[k];
       for (; i < v.size() && v[i].cycle == cycle; ++i) f(v[i], s);
       if (i < v.size()) {
         __builtin_prefetch(&v[i] + 2);
-        replace_top(std::uint64_t{v[i].cycle} << 16U | s);
+        replace_top(std::uint64_t{v[i].cycle} << 16U | k);
       } else {
         std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<>());
         m_heap.pop_back();
@@ -105,6 +111,7 @@ class ReplayOrder {
     m_heap[i] = key;
   }
 
+  std::vector<Part> m_parts;  // of the group being replayed
   std::vector<std::uint32_t> m_starts;
   std::vector<Ordered> m_order;
   std::vector<std::uint64_t> m_heap;

@@ -45,40 +45,59 @@ inline std::uint32_t full_sectors(std::uint32_t words) {
 
 // The L2 requests of a batch of waves. Each SM appends its requests of a wave to one list, in issue order
 // (issued()); once its wave is done it orders them by slice group, keeping issue order within a group
-// (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (of()).
+// (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (part()).
 // One list an SM and wave instead of one a group: a batch has thousands of (wave, group, SM) lists of a few
-// requests each, whose growth cost more than the sort.
+// requests each, whose growth cost more than the sort. Where each part starts, its length and last cycle sit in one
+// table, wave by wave, group by group, SM by SM, so a group's replay finds all its SMs' parts in one run of memory
+// (reading each SM's list for them cost a host cache miss or two a part: a streaming copy's wave has about 3
+// requests a (group, SM)).
 class RequestLists {
  public:
+  struct Part {
+    const L2Request* first = nullptr;
+    std::uint32_t count = 0;
+    std::uint64_t last_cycle = 0;  // of its last request (requests come in cycle order); 0 when empty
+    [[nodiscard]] std::span<const L2Request> requests() const { return {first, count}; }
+  };
   RequestLists(std::size_t groups, std::size_t sms) : m_groups(groups), m_sms(sms) {}
   // Makes room for `waves` waves (not while SMs are writing).
   void reserve_waves(std::size_t waves) {
     if (m_lists.size() < waves * m_sms) m_lists.resize(waves * m_sms);
+    if (m_parts.size() < waves * m_groups * m_sms) m_parts.resize(waves * m_groups * m_sms);
   }
   [[nodiscard]] std::vector<L2Request>& issued(std::size_t wave, std::size_t sm) {
     return m_lists[wave * m_sms + sm].issued;
   }
   void sort_by_group(std::size_t wave, std::size_t sm) {
     List& l = m_lists[wave * m_sms + sm];
-    l.begin.assign(m_groups + 1, 0);
-    for (const L2Request& r : l.issued) ++l.begin[r.group + 1];
-    for (std::size_t g = 1; g <= m_groups; ++g) l.begin[g] += l.begin[g - 1];
+    l.next.assign(m_groups + 1, 0);
+    for (const L2Request& r : l.issued) ++l.next[r.group + 1];
+    for (std::size_t g = 1; g <= m_groups; ++g) l.next[g] += l.next[g - 1];
     l.sorted.resize(l.issued.size());
-    l.next.assign(l.begin.begin(), l.begin.end() - 1);
+    Part* parts = &m_parts[wave * m_groups * m_sms + sm];  // group g's: parts[g * m_sms]
+    for (std::size_t g = 0; g < m_groups; ++g)
+      parts[g * m_sms] = {l.sorted.data() + l.next[g], l.next[g + 1] - l.next[g], 0};
     for (const L2Request& r : l.issued) l.sorted[l.next[r.group]++] = r;
+    for (std::size_t g = 0; g < m_groups; ++g)
+      if (parts[g * m_sms].count != 0) parts[g * m_sms].last_cycle = l.sorted[l.next[g] - 1].cycle;
   }
+  // Group `group`'s requests from SM `sm` in wave `wave`, in issue order.
   [[nodiscard]] std::span<const L2Request> of(std::size_t wave, std::size_t group, std::size_t sm) const {
-    const List& l = m_lists[wave * m_sms + sm];
-    return {l.sorted.data() + l.begin[group], l.begin[group + 1] - l.begin[group]};
+    return parts(wave, group)[sm].requests();
+  }
+  // The parts of every SM (indexed by SM) of group `group` in wave `wave`.
+  [[nodiscard]] const Part* parts(std::size_t wave, std::size_t group) const {
+    return &m_parts[(wave * m_groups + group) * m_sms];
   }
 
  private:
   struct List {
     std::vector<L2Request> issued, sorted;
-    std::vector<std::uint32_t> begin, next;  // sorted[begin[g], begin[g + 1]) are group g's
+    std::vector<std::uint32_t> next;  // sort_by_group's scratch
   };
   std::size_t m_groups, m_sms;
   std::vector<List> m_lists;
+  std::vector<Part> m_parts;  // of wave w, group g, SM s at (w * groups + g) * SMs + s
 };
 
 // Which L2 property a line gets from the launch's access-policy windows: a hit_ratio fraction of each window's lines
