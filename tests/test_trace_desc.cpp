@@ -396,3 +396,76 @@ body:
   CHECK(e.key() == "predicated");
   CHECK(e.where().line == 7);
 }
+
+TEST_CASE("next_blocks on several threads gives next_block's blocks, and the first failing block's error") {
+  // A gather with a data-dependent branch and loop: each block's records differ in count and addresses.
+  const std::string yaml = R"(kernel: mixed
+params: {n: 40 * 96}
+launch: {grid: 'ceil_div(n, 96)', block: 96, registers: 16}
+arrays:
+  x: {element: 4, length: n}
+  y: {element: 8, length: n}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - for: k
+    to: 1 + blockIdx.x % 3
+    do:
+      - load: 'x[urand(7, i * 4 + k, 0, n)]'
+  - if: 'i % 5 < blockIdx.x % 4'
+    then:
+      - store: y[i]
+)";
+  const Generated serial = generate(yaml);
+  REQUIRE(serial.blocks.size() == 40);
+  for (const int threads : {2, 3, 7}) {
+    for (const std::size_t request : {std::size_t{1}, std::size_t{6}, std::size_t{40}}) {
+      CAPTURE(threads);
+      CAPTURE(request);
+      auto src = load_kernel_description_string(yaml, "test.yaml", {});
+      KernelLaunch k;
+      REQUIRE(src->next_kernel(k));
+      std::vector<BlockTrace> got;
+      for (std::vector<BlockTrace> part(request); const std::size_t n = src->next_blocks(part, threads);)
+        got.insert(got.end(), part.begin(), part.begin() + static_cast<std::ptrdiff_t>(n));
+      REQUIRE(got.size() == serial.blocks.size());
+      for (std::size_t b = 0; b < got.size(); ++b) {
+        CAPTURE(b);
+        const BlockTrace& x = got[b];
+        const BlockTrace& y = serial.blocks[b];
+        CHECK(x.index == y.index);
+        CHECK(x.warp_begin == y.warp_begin);
+        REQUIRE(x.records.size() == y.records.size());
+        for (std::size_t r = 0; r < x.records.size(); ++r) {
+          CHECK(x.records[r].pc == y.records[r].pc);
+          CHECK(x.records[r].active_mask == y.records[r].active_mask);
+          const auto a = x.lane_addresses(x.records[r]);
+          const auto e = y.lane_addresses(y.records[r]);
+          CHECK(std::equal(a.begin(), a.end(), e.begin(), e.end()));
+        }
+      }
+    }
+  }
+  // Blocks 13 and 29 divide by zero; on any thread count the error is block 13's, as reading block by block gives.
+  const std::string bad = R"(kernel: bad
+launch: {grid: 40, block: 32, registers: 16}
+arrays: {x: {element: 4, length: 32}}
+body:
+  - load: 'x[threadIdx.x + 1 / ((blockIdx.x - 13) * (blockIdx.x - 29))]'
+)";
+  const std::string want = gen_error(bad).what();
+  CHECK(want.find("block (13,0,0) thread (0,0,0): division by zero") != std::string::npos);
+  for (const int threads : {2, 4, 16}) {
+    CAPTURE(threads);
+    auto src = load_kernel_description_string(bad, "test.yaml", {});
+    KernelLaunch k;
+    REQUIRE(src->next_kernel(k));
+    std::vector<BlockTrace> part(40);
+    std::string got;
+    try {
+      src->next_blocks(part, threads);
+    } catch (const InputError& e) {
+      got = e.what();
+    }
+    CHECK(got == want);
+  }
+}

@@ -2,6 +2,8 @@
 // still in range, and every access statement emits one warp record with the addresses the CUDA kernel would compute.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <exception>
 #include <fstream>
 #include <sstream>
 
@@ -13,7 +15,11 @@ namespace {
 
 class Runner final : public DescriptionSource {
  public:
-  explicit Runner(std::unique_ptr<Description> d) : m_d(std::move(d)) {}
+  Runner(std::string yaml, std::string label, std::vector<ParamOverride> overrides)
+      : m_yaml(std::move(yaml)),
+        m_label(std::move(label)),
+        m_overrides(std::move(overrides)),
+        m_d(parse_description(m_yaml, m_label, m_overrides)) {}
   [[nodiscard]] const DescriptionInfo& info() const override { return m_d->info; }
   [[nodiscard]] const KernelLaunch& launch() const override { return m_d->launch; }
 
@@ -27,9 +33,55 @@ class Runner final : public DescriptionSource {
   }
 
   bool next_block(BlockTrace& block) override {
+    if (!m_in_kernel || m_next_block == m_d->launch.grid.count()) return false;
+    generate(m_next_block++, block);
+    return true;
+  }
+
+  // Blocks are independent (a block's records follow from its index and the parameters), so `threads` runners make
+  // them at once, each a run of consecutive blocks: this one and copies parsed from the same text (an expression's
+  // parser is bound to its runner's variables). The first failing block, in launch order, raises its error, as
+  // next_block() would.
+  std::size_t next_blocks(std::span<BlockTrace> out, int threads) override {
+    if (!m_in_kernel) return 0;
+    const std::size_t n = std::min<std::uint64_t>(out.size(), m_d->launch.grid.count() - m_next_block);
+    const auto workers =
+        static_cast<std::size_t>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), 1, n / 2 + 1));
+    if (workers == 1) {
+      for (std::size_t i = 0; i < n; ++i) generate(m_next_block++, out[i]);
+      return n;
+    }
+    while (m_copies.size() + 1 < workers)
+      m_copies.push_back(std::make_unique<Runner>(m_yaml, m_label, m_overrides));  // parsed here, on one thread
+    std::vector<std::size_t> failed(workers, n);  // per worker: the block that failed (n: none)
+    std::vector<std::exception_ptr> errors(workers);
+    const std::uint64_t first = m_next_block;
+#pragma omp parallel for num_threads(static_cast <int>(workers)) schedule(static, 1)
+    for (std::size_t t = 0; t < workers; ++t) {
+      Runner& runner = t == 0 ? *this : *m_copies[t - 1];
+      for (std::size_t i = t * n / workers; i < (t + 1) * n / workers; ++i) {
+        try {
+          runner.generate(first + i, out[i]);
+        } catch (...) {
+          failed[t] = i;
+          errors[t] = std::current_exception();
+          break;
+        }
+      }
+    }
+    for (std::size_t t = 0; t < workers; ++t)
+      if (errors[t]) {
+        m_next_block = first + failed[t] + 1;
+        std::rethrow_exception(errors[t]);
+      }
+    m_next_block = first + n;
+    return n;
+  }
+
+ private:
+  // Fills `block` with block number `b` of the launch (blockIdx linearised, x fastest).
+  void generate(std::uint64_t b, BlockTrace& block) {
     const KernelLaunch& k = m_d->launch;
-    if (!m_in_kernel || m_next_block == k.grid.count()) return false;
-    const std::uint64_t b = m_next_block++;
     block.clear();
     block.index = {static_cast<std::uint32_t>(b % k.grid.x), static_cast<std::uint32_t>(b / k.grid.x % k.grid.y),
                    static_cast<std::uint32_t>(b / (std::uint64_t{k.grid.x} * k.grid.y))};
@@ -58,10 +110,8 @@ class Runner final : public DescriptionSource {
       m_copy = 0;
       run(m_d->body, mask);
     }
-    return true;
   }
 
- private:
   [[noreturn]] void fail(const Expression& e, const EvalError& err) const {
     fail_at(e.where(), e.key(), err.lane, err.message + " in '" + e.text() + "'");
   }
@@ -293,7 +343,10 @@ class Runner final : public DescriptionSource {
     }
   }
 
+  std::string m_yaml, m_label;  // what m_d was parsed from, for the copies next_blocks() makes
+  std::vector<ParamOverride> m_overrides;
   std::unique_ptr<Description> m_d;
+  std::vector<std::unique_ptr<Runner>> m_copies;
   std::uint32_t m_launches_done = 0;
   std::uint64_t m_next_block = 0;
   bool m_in_kernel = false;
@@ -314,7 +367,7 @@ ParamOverride parse_param_override(const std::string& text) {
 
 std::unique_ptr<DescriptionSource> load_kernel_description_string(const std::string& yaml, const std::string& label,
                                                                   const std::vector<ParamOverride>& overrides) {
-  return std::make_unique<desc::Runner>(desc::parse_description(yaml, label, overrides));
+  return std::make_unique<desc::Runner>(yaml, label, overrides);
 }
 
 std::unique_ptr<DescriptionSource> load_kernel_description(const std::filesystem::path& path,
