@@ -220,7 +220,18 @@ TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") 
   CHECK(bad.rc == 2);
   CHECK(bad.err.find("window") != std::string::npos);
   CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch nosuch", kExamples)).rc == 2);
-  CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --threads 0", kExamples)).rc == 2);
+  Result negative = memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --threads -1", kExamples));
+  CHECK(negative.rc == 2);
+  CHECK(negative.err.find("--threads must be 0 (every core) to 1024") != std::string::npos);
+  CHECK(memhier(fmt::format("simulate {}/coalesced_copy.yaml --arch h100 --threads 1025", kExamples)).rc == 2);
+  // --threads 0 (the default) takes every core; the counters are those of one thread.
+  const std::string small = fmt::format("simulate {}/random_gather.yaml --arch h100 --set n=65536 --json", kExamples);
+  Result all = memhier(small + " --threads 0");
+  Result one = memhier(small + " --threads 1");
+  CHECK(all.rc == 0);
+  CHECK(one.rc == 0);
+  CHECK(all.out == one.out);
+  CHECK(memhier(small).out == one.out);
 }
 
 TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {

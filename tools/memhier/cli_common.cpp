@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "memhier/error.h"
 #include "memhier/units.h"
@@ -51,4 +53,11 @@ std::string plot_python() {
   }
   return "";
 }
+int threads_flag(const std::string& command, int value) {
+  if (value < 0 || value > 1024)
+    throw UsageError(fmt::format("memhier {}: --threads must be 0 (every core) to 1024", command));
+  if (value > 0) return value;
+  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1U, 1024U));
+}
+
 }  // namespace memhier::cli

@@ -83,7 +83,7 @@ int run_predict(const std::vector<std::string>& args) {
       ("trace", po::value<std::vector<std::string>>()->required(), "traces: kernel .yaml, .mht, Accel-Sim")   //
       ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")     //
       ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")        //
-      ("threads", po::value<int>()->default_value(1), "simulation threads (results do not depend on it)")     //
+      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                           //
       ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
       ("json", "machine-readable output")                                                                     //
       ("csv", "one CSV row per kernel and architecture");
@@ -96,8 +96,7 @@ int run_predict(const std::vector<std::string>& args) {
   if (vm.count("set") != 0U)
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
   SimOptions opt;
-  opt.threads = vm["threads"].as<int>();
-  if (opt.threads < 1 || opt.threads > 1024) throw UsageError("memhier predict: --threads must be 1 to 1024");
+  opt.threads = threads_flag("predict", vm["threads"].as<int>());
   std::vector<Arch> archs;
   for (const std::string& a : split(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");

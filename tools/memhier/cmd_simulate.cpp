@@ -144,7 +144,7 @@ int run_simulate(const std::vector<std::string>& args) {
       ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")             //
       ("window", po::value<std::string>(), "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]]")  //
       ("set-aside", po::value<std::string>(), "persisting L2 set-aside (bytes or 16MiB)")                          //
-      ("threads", po::value<int>()->default_value(1), "worker threads (results do not depend on it)")              //
+      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                                //
       ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")          //
       ("json", "machine-readable output")                                                                          //
       ("csv", "one CSV row per launch");
@@ -158,8 +158,7 @@ int run_simulate(const std::vector<std::string>& args) {
   if (vm.count("set") != 0U)
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
   SimOptions opt;
-  opt.threads = vm["threads"].as<int>();
-  if (opt.threads < 1 || opt.threads > 1024) throw UsageError("memhier simulate: --threads must be 1 to 1024");
+  opt.threads = threads_flag("simulate", vm["threads"].as<int>());
   opt.flush_between_launches = vm.count("keep-cache") == 0U;
   if (vm.count("window") != 0U) opt.window = parse_window(vm["window"].as<std::string>());
   if (vm.count("set-aside") != 0U)

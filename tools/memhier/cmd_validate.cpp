@@ -94,7 +94,7 @@ int run_validate(const std::vector<std::string>& args) {
       ("only", po::value<std::string>(), "cases whose id matches this regex")                                     //
       ("examples", po::value<std::string>(),
        "kernel descriptions folder (default: the source tree's traces/examples)")                          //
-      ("threads", po::value<int>()->default_value(1), "simulation threads")                                //
+      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                        //
       ("max-mape", po::value<double>(), "exit 1 if the time MAPE (from descriptions) is above PCT")        //
       ("baseline", po::value<std::string>(), "exit 1 if any error is worse than this baseline (ratchet)")  //
       ("write-baseline", po::value<std::string>(), "write this run's summary as a new baseline")           //
@@ -122,8 +122,7 @@ int run_validate(const std::vector<std::string>& args) {
   ValidateOptions vo;
   vo.examples =
       vm.count("examples") != 0U ? fs::path(vm["examples"].as<std::string>()) : source_dir() / "traces" / "examples";
-  vo.threads = vm["threads"].as<int>();
-  if (vo.threads < 1 || vo.threads > 1024) throw UsageError("memhier validate: --threads must be 1 to 1024");
+  vo.threads = threads_flag("validate", vm["threads"].as<int>());
   if (vm.count("only") != 0U) vo.only = vm["only"].as<std::string>();
   const auto cases = run_validation(arch, results, vo);
   if (cases.empty()) throw UsageError(fmt::format("memhier validate: no case of {} matches --only", dir.string()));
