@@ -27,6 +27,15 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "l1.latency_cycles");
     CHECK(e.message().find("missing required key") != std::string::npos);
   }
+  WHEN("an SM would hold more warps than the simulator numbers (4096)") {
+    std::string text = h100_with("  max_threads_per_sm: 2048 ", "  max_threads_per_sm: 262144");
+    const std::string warps = "  max_warps_per_sm: 64 ";
+    REQUIRE(text.find(warps) != std::string::npos);
+    text.replace(text.find(warps), warps.size() - 1, "  max_warps_per_sm: 8192");
+    auto e = load_error(text);
+    CHECK(e.key() == "sm.max_warps_per_sm");
+    CHECK(e.message().find("at most 4096") != std::string::npos);
+  }
   WHEN("the L1's shape is given both ways, neither way, or as a PLRU without ways") {
     CHECK(load_error(h100_with("  ways: 16 ", "  ways: 16\n  sets: 4")).key() == "l1.ways");
     auto none = load_error(h100_with("  ways: 16 ", ""));

@@ -19,10 +19,22 @@ using namespace memhier;
 
 namespace {
 
+// The sectors the coalescer's lines hold, ascending; checks the lines are ascending, unique and not empty, and that
+// they hold `count` sectors.
 std::vector<std::uint64_t> sectors(const std::vector<std::uint64_t>& addresses, unsigned size) {
   SectorSet s;
   coalesce(addresses, size, kLayoutUnknown, s);
-  return {s.sector.begin(), s.sector.begin() + s.count};
+  std::vector<std::uint64_t> out;
+  for (int i = 0; i < s.line_count; ++i) {
+    const SectorSet::Line& l = s.lines[static_cast<std::size_t>(i)];
+    CHECK(l.mask != 0);
+    CHECK(l.mask < 16);
+    if (i > 0) CHECK(l.line > s.lines[static_cast<std::size_t>(i - 1)].line);
+    for (unsigned b = 0; b < 4; ++b)
+      if ((l.mask >> b & 1U) != 0) out.push_back(l.line * 4 + b);
+  }
+  CHECK(out.size() == static_cast<std::size_t>(s.count));
+  return out;
 }
 
 // The line a one-set cache evicts to make room for `line`.
@@ -697,4 +709,23 @@ TEST_CASE("constant cache: four lines of a set fit, a fifth evicts the least rec
   CHECK(access(16));
   CHECK(access(24));
   CHECK_FALSE(access(8));
+}
+
+TEST_CASE("full_sectors: the sectors whose 8 words are all written, over every pattern of a sector's bits") {
+  // Each byte of `words` is one sector's 8 words; check every byte value in every sector against the plain rule.
+  for (unsigned sector = 0; sector < 4; ++sector)
+    for (std::uint32_t byte = 0; byte < 256; ++byte) {
+      // The other sectors full, empty or half written in turn.
+      for (const std::uint32_t rest : {0x00U, 0xFFU, 0x0FU}) {
+        std::uint32_t words = 0;
+        std::uint32_t expected = 0;
+        for (unsigned s = 0; s < 4; ++s) {
+          const std::uint32_t b = s == sector ? byte : rest;
+          words |= b << (8 * s);
+          if (b == 0xFFU) expected |= 1U << s;
+        }
+        CAPTURE(words);
+        CHECK(full_sectors(words) == expected);
+      }
+    }
 }

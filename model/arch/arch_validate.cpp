@@ -34,6 +34,8 @@ void check_sm(const Arch& a, const Checker& c) {
   c.positive(a.sm.count, "sm.count");
   c.require(a.sm.warp_size == 32, "sm.warp_size", "the model assumes 32-thread warps (32-bit active masks)");
   c.positive(a.sm.max_warps_per_sm, "sm.max_warps_per_sm");
+  c.require(a.sm.max_warps_per_sm <= 4096, "sm.max_warps_per_sm",
+            "at most 4096 (the simulator numbers an SM's resident warps in 12 bits; GPUs hold 32 to 64)");
   c.require(a.sm.max_warps_per_sm * a.sm.warp_size == a.sm.max_threads_per_sm, "sm.max_threads_per_sm",
             "must equal sm.max_warps_per_sm x sm.warp_size");
   c.positive(a.sm.max_threads_per_block, "sm.max_threads_per_block");

@@ -11,23 +11,42 @@
 
 namespace memhier {
 
-// Up to 32 lanes x 16 bytes, each possibly straddling: at most 64 sectors (after de-duplication far fewer).
+// Up to 32 lanes x 16 bytes, each possibly straddling: at most 64 sectors (after de-duplication far fewer), in at
+// most 64 lines.
 struct SectorSet {
-  std::array<std::uint64_t, 64> sector{};  // sector numbers (address / 32), ascending, unique
-  int count = 0;
+  struct Line {
+    std::uint64_t line = 0;  // address / 128
+    std::uint32_t mask = 0;  // its sectors touched: bit s is sector s of the line (never 0)
+  };
+  std::array<Line, 64> lines{};  // ascending, unique
+  int line_count = 0;
+  int count = 0;                           // sectors touched
+  std::array<std::uint64_t, 64> sector{};  // scratch: sector numbers (address / 32) of a scattered access
+
+  // Appends sector `s` (at or past the last one appended) to the lines.
+  void add_sector(std::uint64_t s) {
+    const std::uint64_t line = s >> 2U;
+    if (line_count == 0 || lines[static_cast<std::size_t>(line_count - 1)].line != line)
+      lines[static_cast<std::size_t>(line_count++)] = {line, 0};
+    lines[static_cast<std::size_t>(line_count - 1)].mask |= 1U << (s & 3U);
+  }
 };
 
 // `layout`: what is known of the addresses (LaneLayout bits; kLayoutUnknown: the coalescer looks).
 inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, std::uint8_t layout, SectorSet& out) {
+  out.line_count = 0;
   // The common case first: ascending lanes at most a sector apart (unit and small strides, float4, broadcast) touch
-  // every sector from the first lane's to the last lane's end, and nothing else.
+  // every sector from the first lane's to the last lane's end, and nothing else: whole lines between the first and
+  // the last, which are cut at those sectors.
   if (!addresses.empty()) {
     if ((layout & kLayoutKnown) == 0) layout = lane_layout(addresses, size);
     if ((layout & kLayoutDense) != 0) {
       const std::uint64_t first = addresses.front() >> 5U, last = (addresses.back() + size - 1) >> 5U;
       out.count = static_cast<int>(last - first + 1);
-      for (int i = 0; i < out.count; ++i)
-        out.sector[static_cast<std::size_t>(i)] = first + static_cast<std::uint64_t>(i);
+      for (std::uint64_t line = first >> 2U; line <= last >> 2U; ++line)
+        out.lines[static_cast<std::size_t>(out.line_count++)] = {line, 0xFU};
+      out.lines[0].mask &= 0xFU << (first & 3U);
+      out.lines[static_cast<std::size_t>(out.line_count - 1)].mask &= 0xFU >> (3U - (last & 3U));
       return;
     }
   }
@@ -49,6 +68,7 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
     last_emitted = std::max(last_emitted, last);
   }
   out.count = sorted ? n : static_cast<int>(sort_unique(out.sector.data(), static_cast<std::size_t>(n)));
+  for (int i = 0; i < out.count; ++i) out.add_sector(out.sector[static_cast<std::size_t>(i)]);
 }
 
 }  // namespace memhier

@@ -50,13 +50,9 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint
 
 template <typename F>
 void SmFront::for_lines(F&& f) {
-  int i = 0;
-  while (i < m_sectors.count) {
-    const std::uint64_t line = m_sectors.sector[static_cast<std::size_t>(i)] >> 2U;
-    std::uint32_t mask = 0;
-    for (; i < m_sectors.count && m_sectors.sector[static_cast<std::size_t>(i)] >> 2U == line; ++i)
-      mask |= 1U << (m_sectors.sector[static_cast<std::size_t>(i)] & 3U);
-    f(line, mask);
+  for (int i = 0; i < m_sectors.line_count; ++i) {
+    const SectorSet::Line& l = m_sectors.lines[static_cast<std::size_t>(i)];
+    f(l.line, l.mask);
   }
 }
 
@@ -65,7 +61,7 @@ void SmFront::prefetch_l1_lines(std::uint32_t lines) {
   // record ahead (prefetch()): passes over every request made a copy 5% and transpose_tiled 24% slower (perf stat).
   constexpr std::uint32_t kMinLines = 5;
   if (lines < kMinLines) return;
-  std::array<std::uint32_t, std::tuple_size_v<decltype(m_sectors.sector)>> slots;  // a line has at least one sector
+  std::array<std::uint32_t, std::tuple_size_v<decltype(m_sectors.lines)>> slots;
   std::size_t n = 0;
   for_lines([&](std::uint64_t line, std::uint32_t) { slots[n++] = m_l1.prefetch_slot(line); });
   if (!m_l1.plru())  // a PLRU eviction reads nothing past the set (prefetch_victim does nothing)
@@ -240,11 +236,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   if ((layout & kLayoutKnown) == 0) layout = lane_layout(a, r.size);
   coalesce(a, r.size, layout, m_sectors);
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
-  std::uint32_t lines = 0;
-  for (int i = 0; i < m_sectors.count; ++i)
-    if (i == 0 ||
-        m_sectors.sector[static_cast<std::size_t>(i)] >> 2U != m_sectors.sector[static_cast<std::size_t>(i - 1)] >> 2U)
-      ++lines;
+  const auto lines = static_cast<std::uint32_t>(m_sectors.line_count);
   // The data stage reads the L1's banks as shared memory's: a request takes as many passes as its most-loaded bank
   // has distinct words (softmax_naive's column of rows: 32, one word of every line in one bank; a random gather of
   // L1 hits: about 4 for 28 lines), never more than one a line, so a request within one line takes one.

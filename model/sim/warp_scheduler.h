@@ -115,11 +115,18 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
       if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
     }
   }
-  // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later.
+  // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later: a min-heap
+  // of (cycle, slot) packed in one key, cycle << 12 | slot (arch validation: at most 4096 warps an SM). A cycle past
+  // 2^52 is kept as 2^52 - 1: the wave then issues past the 2^48 cycles simulate() accepts, and fails there.
+  constexpr unsigned kSlotBits = 12;
+  constexpr std::uint64_t kLastCycle = (std::uint64_t{1} << (64 - kSlotBits)) - 1;
+  if (warps.size() > (std::size_t{1} << kSlotBits))
+    throw std::logic_error("schedule_warps: more than 4096 warps on one SM");
   ready.assign((warps.size() + 63) / 64, 0);
-  using Wake = std::pair<std::uint64_t, std::uint32_t>;  // (cycle, slot)
-  thread_local std::vector<Wake> later;                  // a min-heap
+  thread_local std::vector<std::uint64_t> later;
   later.clear();
+  auto wake_cycle = [](std::uint64_t key) { return key >> kSlotBits; };
+  auto wake_slot = [](std::uint64_t key) { return static_cast<std::uint32_t>(key & ((1U << kSlotBits) - 1U)); };
   auto pop_later = [&] {
     std::pop_heap(later.begin(), later.end(), std::greater<>());
     later.pop_back();
@@ -129,7 +136,7 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
     if (at <= now)
       ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
     else {
-      later.emplace_back(at, slot);
+      later.push_back(std::min(at, kLastCycle) << kSlotBits | slot);
       std::push_heap(later.begin(), later.end(), std::greater<>());
     }
   };
@@ -146,16 +153,18 @@ std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t 
       schedule(static_cast<std::uint32_t>(slot), earliest(warps[slot], 0));
     }
   while (active != 0) {
-    while (!later.empty() && later.front().first <= now) {
-      ready[later.front().second / 64] |= std::uint64_t{1} << (later.front().second % 64);
+    while (!later.empty() && wake_cycle(later.front()) <= now) {
+      const std::uint32_t woken = wake_slot(later.front());
+      ready[woken / 64] |= std::uint64_t{1} << (woken % 64);
       pop_later();
     }
     std::uint32_t slot = ~0U;
     for (std::size_t i = 0; i < ready.size() && slot == ~0U; ++i)
-      if (ready[i] != 0) slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
+      if (ready[i] != 0)
+        slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
     if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
       if (later.empty()) throw std::logic_error("schedule_warps: warps left but none can ever issue");
-      now = later.front().first;
+      now = wake_cycle(later.front());
       continue;
     }
     ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
