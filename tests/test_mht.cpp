@@ -420,6 +420,7 @@ TEST_CASE("a block that asks for compact strided records holds two pool entries 
           const bool is_compact = (rec.layout & kLayoutCompact) != 0;
           pool += is_compact ? 2 : static_cast<std::size_t>(rec.active_lanes());
           if (is_compact) {
+            CHECK_THROWS_AS((void)b.lane_addresses(rec), std::logic_error);  // its lanes need a LaneBuffer
             ++compact;
             strided_lanes += static_cast<std::size_t>(rec.active_lanes());
             CHECK(rec.active_lanes() > 1);  // a one-lane record is kept as it is

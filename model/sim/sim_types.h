@@ -45,7 +45,7 @@ inline std::uint32_t full_sectors(std::uint32_t words) {
 
 // The L2 requests of a batch of waves. Each SM appends its requests of a wave to one list, in issue order
 // (issued()); once its wave is done it orders them by slice group, keeping issue order within a group
-// (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (part()).
+// (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (parts()).
 // One list an SM and wave instead of one a group: a batch has thousands of (wave, group, SM) lists of a few
 // requests each, whose growth cost more than the sort. Where each part starts, its length and last cycle sit in one
 // table, wave by wave, group by group, SM by SM, so a group's replay finds all its SMs' parts in one run of memory
@@ -80,10 +80,6 @@ class RequestLists {
     for (const L2Request& r : l.issued) l.sorted[l.next[r.group]++] = r;
     for (std::size_t g = 0; g < m_groups; ++g)
       if (parts[g * m_sms].count != 0) parts[g * m_sms].last_cycle = l.sorted[l.next[g] - 1].cycle;
-  }
-  // Group `group`'s requests from SM `sm` in wave `wave`, in issue order.
-  [[nodiscard]] std::span<const L2Request> of(std::size_t wave, std::size_t group, std::size_t sm) const {
-    return parts(wave, group)[sm].requests();
   }
   // The parts of every SM (indexed by SM) of group `group` in wave `wave`.
   [[nodiscard]] const Part* parts(std::size_t wave, std::size_t group) const {

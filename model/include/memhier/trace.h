@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -155,14 +156,19 @@ struct BlockTrace {
   [[nodiscard]] std::span<const WarpRecord> warp(std::size_t w) const {
     return {records.data() + warp_begin[w], records.data() + warp_begin[w + 1]};
   }
-  // The record's lane addresses, in a block with no compact record (compact_strided unset when it was filled).
+  // The record's lane addresses, in a block with no compact record (compact_strided unset when it was filled);
+  // std::logic_error for a compact one, whose lanes only lane_addresses(r, buffer) gives.
   [[nodiscard]] std::span<const std::uint64_t> lane_addresses(const WarpRecord& r) const {
     if (!r.is_memory()) return {};  // barriers carry a mask but no addresses
+    if ((r.layout & kLayoutCompact) != 0)
+      throw std::logic_error("BlockTrace::lane_addresses: a compact record needs a LaneBuffer");
     return {addresses.data() + r.address_index, static_cast<std::size_t>(r.active_lanes())};
   }
   // The record's lane addresses in any block: a compact record's are written into `buffer`.
   [[nodiscard]] std::span<const std::uint64_t> lane_addresses(const WarpRecord& r, LaneBuffer& buffer) const {
-    if ((r.layout & kLayoutCompact) == 0) return lane_addresses(r);
+    if (!r.is_memory()) return {};
+    if ((r.layout & kLayoutCompact) == 0)
+      return {addresses.data() + r.address_index, static_cast<std::size_t>(r.active_lanes())};
     const std::span<std::uint64_t> out(buffer.data(), static_cast<std::size_t>(r.active_lanes()));
     fill_strided(out, addresses[r.address_index], addresses[r.address_index + 1]);
     return out;
@@ -183,8 +189,8 @@ struct BlockTrace {
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
   }
-  // As add(), for a caller that writes the `lanes` addresses into the returned pool slots itself; `layout` is what it
-  // knows of them (kLayoutUnknown: nothing; never kLayoutCompact).
+  // As add(), for a caller that writes the `n` addresses into the returned pool slots itself; `layout` is what it knows
+  // of them (kLayoutUnknown: nothing; never kLayoutCompact).
   std::span<std::uint64_t> add_lanes(WarpRecord r, std::size_t n, std::uint8_t layout = kLayoutUnknown) {
     r.address_index = static_cast<std::uint32_t>(addresses.size());
     r.layout = static_cast<std::uint8_t>(layout & ~kLayoutCompact);
