@@ -45,8 +45,8 @@ class Runner final : public DescriptionSource {
   std::size_t next_blocks(std::span<BlockTrace> out, int threads) override {
     if (!m_in_kernel) return 0;
     const std::size_t n = std::min<std::uint64_t>(out.size(), m_d->launch.grid.count() - m_next_block);
-    const auto workers =
-        static_cast<std::size_t>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), 1, n / 2 + 1));
+    // Two blocks a runner at least (each copy costs a parse of the description).
+    const std::size_t workers = std::min(static_cast<std::size_t>(std::max(threads, 1)), n / 2 + 1);
     if (workers == 1) {
       for (std::size_t i = 0; i < n; ++i) generate(m_next_block++, out[i]);
       return n;
@@ -56,7 +56,8 @@ class Runner final : public DescriptionSource {
     std::vector<std::size_t> failed(workers, n);  // per worker: the block that failed (n: none)
     std::vector<std::exception_ptr> errors(workers);
     const std::uint64_t first = m_next_block;
-#pragma omp parallel for num_threads(static_cast <int>(workers)) schedule(static, 1)
+    const int team = static_cast<int>(workers);
+#pragma omp parallel for num_threads(team) schedule(static, 1)
     for (std::size_t t = 0; t < workers; ++t) {
       Runner& runner = t == 0 ? *this : *m_copies[t - 1];
       for (std::size_t i = t * n / workers; i < (t + 1) * n / workers; ++i) {
