@@ -1,12 +1,12 @@
 #include "cli_common.h"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
-#include <thread>
 
 #include "memhier/error.h"
 #include "memhier/units.h"
@@ -53,11 +53,12 @@ std::string plot_python() {
   }
   return "";
 }
+
 int threads_flag(const std::string& command, int value) {
   if (value < 0 || value > 1024)
     throw UsageError(fmt::format("memhier {}: --threads must be 0 (every core) to 1024", command));
   if (value > 0) return value;
-  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1U, 1024U));
+  return std::clamp(omp_get_max_threads(), 1, 1024);  // the cores this process may use, or OMP_NUM_THREADS
 }
 
 }  // namespace memhier::cli

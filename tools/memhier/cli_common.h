@@ -27,7 +27,8 @@ bool parse(const std::string& command, const std::string& synopsis, const std::v
 // A byte count from the command line: plain integer bytes or a size with a unit ("48KiB").
 std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text);
 
-// The --threads of `command`: 1 to 1024, or 0 (the default) for every core the host offers; UsageError otherwise.
+// The --threads of `command`: 1 to 1024, or 0 (the default) for every core the process may use (OpenMP's count:
+// OMP_NUM_THREADS where set); UsageError otherwise.
 int threads_flag(const std::string& command, int value);
 inline constexpr const char* kThreadsHelp = "worker threads, 0: every core (results do not depend on it)";
 
