@@ -469,3 +469,40 @@ body:
     CHECK(got == want);
   }
 }
+
+TEST_CASE("an index that is a variable alone gives what evaluating it gives") {
+  // `x[i]` and `x[ j ]` are read straight from the variables; `x[(i)]` and `x[i + 0]` go through muparser.
+  const std::string yaml = R"(kernel: same
+params: {n: 200}
+launch: {grid: 2, block: 100, registers: 16}
+arrays: {x: {element: 4, length: n}}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x, j: n - 1 - i}
+  - if: i % 3 != 1
+    then:
+      - load: x[i]
+      - load: x[(i)]
+      - load: x[ j ]
+      - load: x[j + 0]
+)";
+  const Generated g = generate(yaml);
+  REQUIRE(g.blocks.size() == 2);
+  for (const BlockTrace& b : g.blocks)
+    for (std::size_t w = 0; w < b.warp_count(); ++w) {
+      const auto recs = b.warp(w);
+      REQUIRE(recs.size() == 4);
+      for (std::size_t pair = 0; pair < 4; pair += 2) {
+        const auto direct = b.lane_addresses(recs[pair]);
+        const auto evaluated = b.lane_addresses(recs[pair + 1]);
+        CHECK(recs[pair].active_mask == recs[pair + 1].active_mask);
+        CHECK(std::equal(direct.begin(), direct.end(), evaluated.begin(), evaluated.end()));
+      }
+    }
+  // Block 1's warp 0: lane 0 (i = 100, 100 % 3 == 1) is off, so its first address is lane 1's: x[101] and
+  // x[200 - 1 - 101] = x[98].
+  const std::uint64_t base = base_of(g, "x");
+  const BlockTrace& b1 = g.blocks[1];
+  CHECK((b1.warp(0)[0].active_mask & 1U) == 0);
+  CHECK(b1.lane_addresses(b1.warp(0)[0])[0] == base + 4 * 101);
+  CHECK(b1.lane_addresses(b1.warp(0)[2])[0] == base + 4 * 98);
+}

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <fstream>
 #include <sstream>
@@ -139,6 +140,16 @@ class Runner final : public DescriptionSource {
   // Values of `e` in the lanes of `mask`. When every variable it reads is the same in those lanes (loop counters,
   // parameters, block indices) it is evaluated once: the common case in loops, and 32x cheaper.
   void eval_lanes(const Expression& e, std::uint32_t mask, Lanes64& out) const {
+    if (e.variable() >= 0) {  // a variable alone: its values (2^53 at most, as evaluation would check)
+      const LaneValues& v = m_d->scope.lanes(e.variable());
+      bool exact = true;
+      for_lanes(mask, [&](int lane) {
+        const double x = v[static_cast<std::size_t>(lane)];
+        exact = exact && std::fabs(x) <= kMaxExactValue;
+        out[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(x);
+      });
+      if (exact) return;  // else the evaluation below raises the error it would have
+    }
     const int first = std::countr_zero(mask);
     bool uniform = true;
     for (int slot : e.used_slots()) {

@@ -13,8 +13,7 @@
 namespace memhier::desc {
 namespace {
 
-constexpr double kMaxExact = 9007199254740992.0;  // 2^53
-thread_local const char* t_error = nullptr;       // set by an operator, checked after Eval
+thread_local const char* t_error = nullptr;  // set by an operator, checked after Eval
 
 std::int64_t as_int(double v) { return static_cast<std::int64_t>(v); }
 double flag(const char* message) {
@@ -181,6 +180,10 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
     t_error = nullptr;
     (void)m_parser->Eval();  // compiles now, so syntax errors surface at load time
     t_error = nullptr;
+    if (m_used.size() == 1) {
+      const std::size_t from = text.find_first_not_of(" \t"), to = text.find_last_not_of(" \t");
+      if (from != std::string::npos && text.substr(from, to - from + 1) == used.begin()->first) m_variable = m_used[0];
+    }
   } catch (const mu::ParserError& e) {
     throw InputError(m_where, m_key, fmt::format("in '{}' at character {}: {}", text, e.GetPos() + 1, e.GetMsg()));
   }
@@ -200,7 +203,7 @@ std::int64_t Expression::eval_lane(Scope& scope, int lane) const {
     throw EvalError{e.GetMsg(), lane};
   }
   if (t_error != nullptr) throw EvalError{t_error, lane};
-  if (!(std::fabs(v) <= kMaxExact)) throw EvalError{fmt::format("value {} outside +-2^53", v), lane};
+  if (!(std::fabs(v) <= kMaxExactValue)) throw EvalError{fmt::format("value {} outside +-2^53", v), lane};
   return static_cast<std::int64_t>(v);
 }
 

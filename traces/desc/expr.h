@@ -16,6 +16,9 @@ namespace memhier::desc {
 
 using LaneValues = std::array<double, kWarpSize>;
 
+// The largest magnitude a value may take (2^53): beyond it doubles skip integers, and evaluation raises an error.
+inline constexpr double kMaxExactValue = 9007199254740992.0;
+
 // Named variables and their per-lane values.
 class Scope {
  public:
@@ -61,10 +64,14 @@ class Expression {
   [[nodiscard]] const SourceLocation& where() const { return m_where; }
   [[nodiscard]] const std::string& key() const { return m_key; }
   [[nodiscard]] const std::vector<int>& used_slots() const { return m_used; }
+  // The slot of the variable when the expression is that variable's name alone (`x[i]`'s `i`), whose value in a lane
+  // is the variable's there: a caller may read it without evaluating. -1 otherwise.
+  [[nodiscard]] int variable() const { return m_variable; }
 
  private:
   std::unique_ptr<mu::ParserBase> m_parser;
   std::vector<int> m_used;
+  int m_variable = -1;
   std::string m_text;
   SourceLocation m_where;
   std::string m_key;
