@@ -36,6 +36,11 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "sm.max_warps_per_sm");
     CHECK(e.message().find("at most 4096") != std::string::npos);
   }
+  WHEN("shared memory has more banks than the bank model's tables (64)") {
+    auto e = load_error(h100_with("  banks: 32 ", "  banks: 128"));
+    CHECK(e.key() == "shared_memory.banks");
+    CHECK(e.message().find("at most 64") != std::string::npos);
+  }
   WHEN("the L1's shape is given both ways, neither way, or as a PLRU without ways") {
     CHECK(load_error(h100_with("  ways: 16 ", "  ways: 16\n  sets: 4")).key() == "l1.ways");
     auto none = load_error(h100_with("  ways: 16 ", ""));

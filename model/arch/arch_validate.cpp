@@ -65,6 +65,7 @@ void check_shared(const Arch& a, const Checker& c) {
             "plus shared_memory.reserved_per_block cannot exceed shared_memory.max_per_sm");
   c.power_of_two(s.allocation_unit, "shared_memory.allocation_unit");
   c.power_of_two(static_cast<std::uint64_t>(s.banks), "shared_memory.banks");
+  c.require(s.banks <= 64, "shared_memory.banks", "at most 64 (the bank model's tables; NVIDIA GPUs have 32)");
   c.power_of_two(s.bank_width, "shared_memory.bank_width");
   c.positive(s.latency_cycles, "shared_memory.latency_cycles");
   c.positive(s.bandwidth_bytes_per_clock, "shared_memory.bandwidth_per_sm");

@@ -187,34 +187,49 @@ std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
   return m_l1.access(line, property);  // write-through L1: its victims have nothing to write back
 }
 
-std::uint32_t SmFront::written_words(std::uint64_t line, std::span<const std::uint64_t> a, unsigned size,
-                                     bool gapless) {
-  const std::uint64_t start = line * kLineBytes;
-  // Words [lo, hi) of the line lie wholly inside the bytes [first, end) (clamped to the line).
-  auto covered = [&](std::uint64_t first, std::uint64_t end) -> std::uint32_t {
-    first = std::max(first, start);
-    end = std::min(end, start + kLineBytes);
-    if (end <= first) return 0;
-    const std::uint64_t lo = (first - start + 3) / 4, hi = (end - start) / 4;
-    if (hi <= lo) return 0;
-    return static_cast<std::uint32_t>(((std::uint64_t{1} << (hi - lo)) - 1) << lo);  // hi - lo <= 32
-  };
-  // The common case first: one gapless run of bytes.
-  if (gapless) return covered(a.front(), a.back() + size);
-  std::array<std::uint64_t, 2> bytes{};  // bytes of the line written: bit i of word i / 64 is byte i
-  for (std::uint64_t x : a) {
-    if (x + size <= start || x >= start + kLineBytes) continue;
-    const std::uint64_t lo = std::max(x, start) - start, hi = std::min(x + size, start + kLineBytes) - start;
-    // At most 16 bytes, so the range lies in one 64-byte word or straddles two.
-    for (std::uint64_t w = lo >> 6U; w <= (hi - 1) >> 6U; ++w) {
-      const std::uint64_t from = std::max(lo, w * 64) - w * 64, to = std::min(hi, w * 64 + 64) - w * 64;
-      bytes[w] |= (to - from == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (to - from)) - 1)) << from;
+void SmFront::written_words(std::span<const std::uint64_t> a, unsigned size, bool gapless) {
+  const auto n = static_cast<std::size_t>(m_sectors.line_count);
+  const SectorSet::Line* lines = m_sectors.lines.data();
+  // The common case first: one gapless run of bytes [first, end); line by line, the words [lo, hi) wholly inside it.
+  if (gapless) {
+    const std::uint64_t first = a.front(), end = a.back() + size;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t start = lines[i].line * kLineBytes;
+      const std::uint64_t from = std::max(first, start), to = std::min(end, start + kLineBytes);
+      const std::uint64_t lo = (from - start + 3) / 4, hi = to > from ? (to - start) / 4 : 0;
+      m_words[i] = hi <= lo ? 0 : static_cast<std::uint32_t>(((std::uint64_t{1} << (hi - lo)) - 1) << lo);
     }
+    return;
   }
-  std::uint32_t words = 0;
-  for (unsigned w = 0; w < kLineBytes / 4; ++w)
-    if (((bytes[w >> 4U] >> ((w & 15U) * 4U)) & 0xFU) == 0xFU) words |= 1U << w;
-  return words;
+  // Else the bytes each lane writes, in one pass over the lanes: bit b of bytes[i][b / 64] is byte b of line i. A lane
+  // (at most 16 bytes) covers part of one line or of two; the coalescer listed every line a lane touches.
+  std::array<std::array<std::uint64_t, 2>, std::tuple_size_v<decltype(m_sectors.lines)>> bytes;
+  for (std::size_t i = 0; i < n; ++i) bytes[i] = {0, 0};
+  std::size_t at_line = 0;  // the last lane's line: lanes mostly ascend, so the next is here or a little past
+  for (const std::uint64_t x : a)
+    for (std::uint64_t at = x; at < x + size;) {
+      const std::uint64_t line = at / kLineBytes, stop = std::min(x + size, (line + 1) * kLineBytes);
+      if (lines[at_line].line > line) at_line = 0;
+      while (lines[at_line].line < line) ++at_line;  // the coalescer listed every line a lane touches: it is found
+      const std::uint64_t lo = at - line * kLineBytes, hi = stop - line * kLineBytes;
+      for (std::uint64_t w = lo >> 6U; w <= (hi - 1) >> 6U; ++w) {  // one 64-byte half of the line, or both
+        const std::uint64_t from = std::max(lo, w * 64) - w * 64, to = std::min(hi, w * 64 + 64) - w * 64;
+        bytes[at_line][w] |= (to - from == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (to - from)) - 1)) << from;
+      }
+      at = stop;
+    }
+  // A word is written whole where its 4 bytes are: AND each nibble of a half's 64 byte bits into its low bit, then
+  // gather those 16 bits (bit 4k to bit k) by shifts and masks.
+  auto whole_words = [](std::uint64_t b) {
+    std::uint64_t t = b & (b >> 1U);
+    t &= t >> 2U;
+    t &= 0x1111111111111111ULL;
+    t = (t | (t >> 3U)) & 0x0303030303030303ULL;
+    t = (t | (t >> 6U)) & 0x000F000F000F000FULL;
+    t = (t | (t >> 12U)) & 0x000000FF000000FFULL;
+    return static_cast<std::uint32_t>((t | (t >> 24U)) & 0xFFFFU);
+  };
+  for (std::size_t i = 0; i < n; ++i) m_words[i] = whole_words(bytes[i][0]) | whole_words(bytes[i][1]) << 16U;
 }
 
 IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
@@ -249,18 +264,20 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       const bool gapless = (layout & kLayoutGapless) != 0;
       if (m_spec.l1_enabled && r.hint != CacheHint::cg) prefetch_l1_lines(lines);
-      for_lines([&](std::uint64_t line, std::uint32_t mask) {
+      written_words(a, r.size, gapless);
+      for (int i = 0; i < m_sectors.line_count; ++i) {
+        const auto [line, mask] = m_sectors.lines[static_cast<std::size_t>(i)];
+        const std::uint32_t words = m_words[static_cast<std::size_t>(i)];
         // Write-through with allocation (Volta and later; Accel-Sim's l1_write_policy microbenchmark): the line is
         // allocated (not for .cg, which caches in L2 only) or refreshed, and a sector becomes readable only where
         // every byte of it was written (a partly written sector is still fetched by a later load).
-        const std::uint32_t words = written_words(line, a, r.size, gapless);
         if (m_spec.l1_enabled) {
           const L2Property property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
           const std::uint32_t slot = r.hint == CacheHint::cg ? m_l1.find(line) : l1_line(line, property);
           if (slot != SectoredCache::kNone) m_l1.valid(slot) |= full_sectors(words);
         }
         send(line, mask, L2Op::write, words);
-      });
+      }
       c.l1_wavefronts += passes;
       return {passes, 0};
     }

@@ -67,10 +67,9 @@ class SmFront {
   BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
   std::uint32_t l1_line(std::uint64_t line, L2Property property);
-  // The 4-byte words of `line` the store's lanes write completely: bit 8s + w is word w of sector s (a sector's 8 bits
-  // all set: the whole sector). `gapless`: the lanes write one run of bytes.
-  [[nodiscard]] static std::uint32_t written_words(std::uint64_t line, std::span<const std::uint64_t> addresses,
-                                                   unsigned size, bool gapless);
+  // For each line i of m_sectors, the 4-byte words the store's lanes write completely, into m_words[i]: bit 8s + w is
+  // word w of sector s (a sector's 8 bits all set: the whole sector). `gapless`: the lanes write one run of bytes.
+  void written_words(std::span<const std::uint64_t> addresses, unsigned size, bool gapless);
   // `words`: a write's written_words() (L2Request::words); 0 for other operations.
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words = 0);
   template <typename F>
@@ -94,6 +93,7 @@ class SmFront {
   std::uint8_t m_partition;     // the L2 partition this SM belongs to
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
+  std::array<std::uint32_t, std::tuple_size_v<decltype(SectorSet::lines)>> m_words{};  // written_words()'s
   std::array<std::uint64_t, kWarpSize> m_mapped{};
   std::array<std::uint8_t, kWarpSize> m_lanes{};
   LaneBuffer m_buffer{};  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)

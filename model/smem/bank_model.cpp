@@ -37,25 +37,25 @@ BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
   return r;
 }
 
-// The wavefronts of an access of one phase: its most-loaded bank's distinct words (words and banks as above).
+// The wavefronts of an access of one phase: its most-loaded bank's distinct words (words and banks as above). A
+// word seen before (a broadcast) is found in a small open-addressed table (at most 64 words: 32 lanes, each one word
+// or, straddling, two; 128 slots), so a column of 32 words in one bank costs 32 lookups, not a walk of its bank's
+// list at each.
 std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size, unsigned shift, std::uint64_t mask) {
-  constexpr std::uint8_t kEnd = 0xFF;
-  std::array<std::uint8_t, 64> head;
-  head.fill(kEnd);
-  std::array<std::uint8_t, 64> next{};
-  std::array<std::uint64_t, 64> word{};
-  std::uint32_t n = 0, most = 0;
+  constexpr std::size_t kSlots = 128;
+  std::array<std::uint64_t, kSlots> seen;  // the words, where `used` has the slot's bit
+  std::array<std::uint64_t, kSlots / 64> used{};
+  std::array<std::uint8_t, 64> per_bank{};  // banks: at most 64 (arch validation)
+  auto taken = [&](std::size_t slot) { return (used[slot / 64] >> (slot % 64) & 1U) != 0; };
+  std::uint32_t most = 0;
   for (const std::uint64_t a : addresses) {
     for (std::uint64_t w = a >> shift; w <= (a + size - 1) >> shift; ++w) {
-      const auto bank = static_cast<std::size_t>(w & mask);
-      std::uint32_t depth = 0;
-      std::uint8_t i = head[bank];
-      for (; i != kEnd && word[i] != w; i = next[i]) ++depth;
-      if (i != kEnd) continue;  // a broadcast of a word already counted
-      word[n] = w;
-      next[n] = head[bank];
-      head[bank] = static_cast<std::uint8_t>(n++);
-      most = std::max(most, depth + 1);
+      auto slot = static_cast<std::size_t>((w * 0x9E3779B97F4A7C15ULL) >> 57U);  // 7 bits
+      while (taken(slot) && seen[slot] != w) slot = (slot + 1) % kSlots;
+      if (taken(slot)) continue;  // a broadcast of a word already counted
+      seen[slot] = w;
+      used[slot / 64] |= std::uint64_t{1} << (slot % 64);
+      most = std::max<std::uint32_t>(most, ++per_bank[static_cast<std::size_t>(w & mask)]);
     }
   }
   return addresses.empty() ? 0 : most;
