@@ -206,7 +206,14 @@ void SmFront::written_words(std::span<const std::uint64_t> a, unsigned size, boo
   std::array<std::array<std::uint64_t, 2>, std::tuple_size_v<decltype(m_sectors.lines)>> bytes;
   for (std::size_t i = 0; i < n; ++i) bytes[i] = {0, 0};
   std::size_t at_line = 0;  // the last lane's line: lanes mostly ascend, so the next is here or a little past
-  for (const std::uint64_t x : a)
+  for (const std::uint64_t x : a) {
+    if (x % 64 + size <= 64) {  // within one 64-byte half of one line (aligned accesses always are)
+      const std::uint64_t line = x / kLineBytes;
+      if (lines[at_line].line > line) at_line = 0;
+      while (lines[at_line].line < line) ++at_line;
+      bytes[at_line][x % kLineBytes / 64] |= ((std::uint64_t{1} << size) - 1) << (x % 64);  // size <= 16
+      continue;
+    }
     for (std::uint64_t at = x; at < x + size;) {
       const std::uint64_t line = at / kLineBytes, stop = std::min(x + size, (line + 1) * kLineBytes);
       if (lines[at_line].line > line) at_line = 0;
@@ -218,6 +225,7 @@ void SmFront::written_words(std::span<const std::uint64_t> a, unsigned size, boo
       }
       at = stop;
     }
+  }
   // A word is written whole where its 4 bytes are: AND each nibble of a half's 64 byte bits into its low bit, then
   // gather those 16 bits (bit 4k to bit k) by shifts and masks.
   auto whole_words = [](std::uint64_t b) {
