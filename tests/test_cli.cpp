@@ -283,6 +283,10 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   CHECK(std::cbrt(std::pow(fast - 3.02e-6, 3) - rest) == doctest::Approx(dram_fast).epsilon(2e-2));
   CHECK(memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary l2.nosuch=1", kExamples)).rc == 2);
   CHECK(memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary l2.size", kExamples)).rc == 2);
+  Result threads =
+      memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --vary l2.size=25MiB --threads -2", kExamples));
+  CHECK(threads.rc == 2);
+  CHECK(threads.err.find("memhier sweep: --threads must be 0 (every core) to 1024") != std::string::npos);
   // A bad value is named as the user gave it, not by a line of the YAML the sweep generates.
   for (const char* bad : {"l2.size=12QQ", "dram.latency_cycles=fast"}) {
     CAPTURE(bad);

@@ -29,7 +29,7 @@ class ReplayOrder {
     for (const std::size_t s : sms) {
       const RequestLists::Part& p = parts[s];
       if (p.count == 0) continue;
-      m_parts.push_back({p.first, p.count, static_cast<std::uint32_t>(s)});
+      m_parts.push_back({p.requests(), static_cast<std::uint32_t>(s)});
       count += p.count;
       last = std::max(last, p.last_cycle);
     }
@@ -48,8 +48,7 @@ class ReplayOrder {
   };
   // An SM's non-empty part of the group's requests.
   struct Part {
-    const L2Request* first;
-    std::uint32_t count;
+    std::span<const L2Request> requests;
     std::uint32_t sm;
   };
 
@@ -58,11 +57,11 @@ class ReplayOrder {
   void counting_sort(std::size_t count, std::uint64_t last, F&& f) {
     m_starts.assign(last + 2, 0);
     for (const Part& p : m_parts)
-      for (const L2Request& r : std::span(p.first, p.count)) ++m_starts[r.cycle + 1];
+      for (const L2Request& r : p.requests) ++m_starts[r.cycle + 1];
     for (std::size_t c = 1; c < m_starts.size(); ++c) m_starts[c] += m_starts[c - 1];
     m_order.resize(count);
     for (const Part& p : m_parts)
-      for (const L2Request& r : std::span(p.first, p.count)) m_order[m_starts[r.cycle]++] = {&r, p.sm};
+      for (const L2Request& r : p.requests) m_order[m_starts[r.cycle]++] = {&r, p.sm};
     for (std::size_t i = 0; i < count; ++i) {
       if (i + 4 < count) __builtin_prefetch(m_order[i + 4].request);
       f(*m_order[i].request, static_cast<std::size_t>(m_order[i].sm));
@@ -76,13 +75,13 @@ class ReplayOrder {
     m_heap.clear();
     m_next.assign(m_parts.size(), 0);
     for (std::size_t i = 0; i < m_parts.size(); ++i)
-      m_heap.push_back(std::uint64_t{m_parts[i].first->cycle} << 16U | i);
+      m_heap.push_back(std::uint64_t{m_parts[i].requests.front().cycle} << 16U | i);
     std::make_heap(m_heap.begin(), m_heap.end(), std::greater<>());
     while (!m_heap.empty()) {
       const std::uint64_t key = m_heap.front();
       const std::uint64_t cycle = key >> 16U;
       const std::size_t k = key & 0xFFFFU;
-      const std::span<const L2Request> v(m_parts[k].first, m_parts[k].count);
+      const std::span<const L2Request> v = m_parts[k].requests;
       const std::size_t s = m_parts[k].sm;
       std::size_t& i = m_next[k];
       for (; i < v.size() && v[i].cycle == cycle; ++i) f(v[i], s);

@@ -3,7 +3,6 @@
 // (n=1024,4096) and architectures (arch=h100,b200). Points that differ only in timing constants share one simulation;
 // distinct memory configurations are simulated in parallel (OpenMP).
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -186,7 +185,7 @@ int run_sweep(const std::vector<std::string>& args) {
   for (auto& [key, members] : groups) work.push_back(members);
   std::cerr << fmt::format("memhier sweep: {} points, {} distinct memory configurations to simulate\n", points.size(),
                            work.size());
-  const int threads = vm["threads"].as<int>() > 0 ? vm["threads"].as<int>() : omp_get_max_threads();
+  const int threads = threads_flag("sweep", vm["threads"].as<int>());
   std::atomic<std::size_t> done = 0;
   std::vector<std::string> errors(work.size());
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
