@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "../traces/desc/expr.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/urand.h"
@@ -505,4 +506,102 @@ body:
   CHECK((b1.warp(0)[0].active_mask & 1U) == 0);
   CHECK(b1.lane_addresses(b1.warp(0)[0])[0] == base + 4 * 101);
   CHECK(b1.lane_addresses(b1.warp(0)[2])[0] == base + 4 * 98);
+}
+
+namespace {
+
+// Runs `f` and returns the EvalError it throws.
+template <typename F>
+desc::EvalError eval_error(F&& f) {
+  try {
+    f();
+  } catch (const desc::EvalError& e) {
+    return e;
+  }
+  FAIL("expected an EvalError");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("an expression over a warp's lanes at once gives each lane's own evaluation, errors included") {
+  desc::Scope scope;
+  const int a = scope.declare("a"), b = scope.declare("b"), c = scope.declare("c"), k = scope.declare("k");
+  for (std::size_t l = 0; l < kWarpSize; ++l) {
+    const auto x = static_cast<double>(l);
+    scope.lanes(a)[l] = (x - 13) * 37;                   // negative, zero (lane 13) and positive
+    scope.lanes(b)[l] = static_cast<double>(l % 7) - 2;  // -2..4, zero in lanes 2, 9, ...
+    scope.lanes(c)[l] = static_cast<double>(l % 5) + 1;  // 1..5
+    scope.lanes(k)[l] = static_cast<double>((l * 2654435761U) % 1000);
+  }
+  const std::vector<std::string> texts = {"a + b",
+                                          "a - b",
+                                          "a * b",
+                                          "a / c",
+                                          "a % c",
+                                          "a << (c & 7)",
+                                          "a >> c",
+                                          "a & b",
+                                          "a | b",
+                                          "a ^ b",
+                                          "a && b",
+                                          "a || b",
+                                          "a < b",
+                                          "a > b",
+                                          "a <= b",
+                                          "a >= b",
+                                          "a == b * 37",
+                                          "a != b",
+                                          "-a",
+                                          "!b",
+                                          "min(a, b)",
+                                          "max(a, b)",
+                                          "abs(a)",
+                                          "ceil_div(a, c)",
+                                          "urand(k, abs(a), 0, 1000)",
+                                          "((a + 3) * b - c) % 7 + (a < b) * 100 - (k >> 2)"};
+  const std::vector<std::uint32_t> masks = {0xFFFFFFFFU, 0x0F0F0F0FU, 0x80000001U, 0x00002000U, 0x5A5A5A5AU};
+  for (const std::string& text : texts) {
+    const desc::Expression e(text, scope, {"test.yaml"}, "index");
+    CHECK_MESSAGE(e.vectorized(), text);
+    for (const std::uint32_t mask : masks) {
+      std::array<std::int64_t, kWarpSize> out{};
+      e.eval_lanes(scope, mask, out);
+      for (std::uint32_t left = mask; left != 0; left &= left - 1) {
+        const int lane = std::countr_zero(left);
+        CHECK_MESSAGE(out[static_cast<std::size_t>(lane)] == e.eval_lane(scope, lane), text << " lane " << lane);
+      }
+    }
+  }
+
+  // a / b: b is 0 in lanes 2, 9, 16, 23, 30. The lowest active one fails, with evaluation's message; lanes where b
+  // is 0 but that are off fail nothing.
+  const desc::Expression divide("a / b", scope, {"test.yaml"}, "index");
+  CHECK(divide.vectorized());
+  std::array<std::int64_t, kWarpSize> out{};
+  const desc::EvalError full = eval_error([&] { divide.eval_lanes(scope, 0xFFFFFFFFU, out); });
+  CHECK(full.lane == 2);
+  CHECK(full.message == eval_error([&] { (void)divide.eval_lane(scope, 2); }).message);
+  CHECK(eval_error([&] { divide.eval_lanes(scope, 0xFFFFFFF8U, out); }).lane == 9);
+  divide.eval_lanes(scope, 0x00000003U, out);  // lanes 0 and 1 only
+  CHECK(out[0] == (0 - 13) * 37 / -2);
+  CHECK(out[1] == (1 - 13) * 37 / -1);
+
+  // |a|^6 passes 2^53 in the lanes far from 13 (481^6 = 1.2e16 in lane 0): the lowest such lane is named.
+  const desc::Expression huge("a * a * a * a * a * a", scope, {"test.yaml"}, "index");
+  const desc::EvalError past = eval_error([&] { huge.eval_lanes(scope, 0xFFFFFFFFU, out); });
+  int first_past = -1;
+  for (int lane = 0; lane < kWarpSize && first_past < 0; ++lane)
+    if (std::pow(std::fabs(scope.lanes(a)[static_cast<std::size_t>(lane)]), 6) > desc::kMaxExactValue)
+      first_past = lane;
+  REQUIRE(first_past >= 0);
+  CHECK(past.lane == first_past);
+  CHECK(past.message.find("outside +-2^53") != std::string::npos);
+
+  // The ternary's jumps are left to evaluation lane by lane, with the same values.
+  const desc::Expression pick("a > b ? a : b * 3", scope, {"test.yaml"}, "index");
+  CHECK_FALSE(pick.vectorized());
+  pick.eval_lanes(scope, 0xFFFFFFFFU, out);
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    CHECK(out[static_cast<std::size_t>(lane)] == pick.eval_lane(scope, lane));
 }

@@ -155,7 +155,7 @@ class Runner final : public DescriptionSource {
     for (int slot : e.used_slots()) {
       const LaneValues& v = m_d->scope.lanes(slot);
       const double x = v[static_cast<std::size_t>(first)];
-      for_lanes(mask, [&](int lane) { uniform = uniform && v[static_cast<std::size_t>(lane)] == x; });
+      for_lanes(mask, [&](int lane) { uniform &= v[static_cast<std::size_t>(lane)] == x; });
       if (!uniform) break;
     }
     if (uniform) {
@@ -163,11 +163,21 @@ class Runner final : public DescriptionSource {
       for_lanes(mask, [&](int lane) { out[static_cast<std::size_t>(lane)] = x; });
       return;
     }
-    for_lanes(mask, [&](int lane) { out[static_cast<std::size_t>(lane)] = eval(e, lane); });
+    try {
+      e.eval_lanes(m_d->scope, mask, out);
+    } catch (const EvalError& err) {
+      fail(e, err);
+    }
   }
 
+  // f(lane) for each lane of `mask`, lowest first. A whole warp (the common case) takes a plain loop, which the
+  // compiler unrolls and vectorizes, instead of stepping from bit to bit.
   template <typename F>
   static void for_lanes(std::uint32_t mask, F&& f) {
+    if (mask == 0xFFFFFFFFU) {
+      for (int lane = 0; lane < kWarpSize; ++lane) f(lane);
+      return;
+    }
     while (mask != 0) {
       const int lane = std::countr_zero(mask);
       mask &= mask - 1;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 
@@ -64,6 +66,74 @@ double urand4(double seed, double k, double lo, double hi) {
   if (seed < 0 || k < 0) return flag("urand needs a non-negative seed and counter");
   return static_cast<double>(
       urand(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(k), as_int(lo), as_int(hi)));
+}
+
+// The operators and functions above over the lanes of a warp, for Expression::eval_vector(): `s` holds their
+// operands (s[0] the first), the result goes to s[0]. Those that cannot fail run in every lane (a plain loop the
+// compiler vectorizes); those that can (division by zero, shift counts, urand's range) only in the active lanes, as
+// evaluation lane by lane would.
+using Stack = std::span<LaneValues>;
+template <double (*F)(double)>
+void all_lanes1(Stack s, std::uint32_t /*mask*/) {
+  for (double& a : s[0]) a = F(a);
+}
+template <double (*F)(double, double)>
+void all_lanes2(Stack s, std::uint32_t /*mask*/) {
+  for (std::size_t l = 0; l < kWarpSize; ++l) s[0][l] = F(s[0][l], s[1][l]);
+}
+template <double (*F)(double, double)>
+void active_lanes2(Stack s, std::uint32_t mask) {
+  for (; mask != 0; mask &= mask - 1) {
+    const auto l = static_cast<std::size_t>(std::countr_zero(mask));
+    s[0][l] = F(s[0][l], s[1][l]);
+  }
+}
+void urand_lanes(Stack s, std::uint32_t mask) {
+  for (; mask != 0; mask &= mask - 1) {
+    const auto l = static_cast<std::size_t>(std::countr_zero(mask));
+    s[0][l] = urand4(s[0][l], s[1][l], s[2][l], s[3][l]);
+  }
+}
+
+// The lane version of each callback IndexParser defines, by the callback's address as muparser's bytecode holds it.
+struct LaneCallback {
+  mu::erased_fun_type fun;
+  int args;
+  void (*apply)(Stack, std::uint32_t);
+};
+template <typename F>
+mu::erased_fun_type erased(F* f) {
+  return reinterpret_cast<mu::erased_fun_type>(f);
+}
+const std::vector<LaneCallback>& lane_callbacks() {
+  static const std::vector<LaneCallback> table = {
+      {erased(add), 2, all_lanes2<add>},
+      {erased(sub), 2, all_lanes2<sub>},
+      {erased(mul), 2, all_lanes2<mul>},
+      {erased(div), 2, active_lanes2<div>},
+      {erased(mod), 2, active_lanes2<mod>},
+      {erased(shl), 2, active_lanes2<shl>},
+      {erased(shr), 2, active_lanes2<shr>},
+      {erased(band), 2, all_lanes2<band>},
+      {erased(bor), 2, all_lanes2<bor>},
+      {erased(bxor), 2, all_lanes2<bxor>},
+      {erased(land), 2, all_lanes2<land>},
+      {erased(lor), 2, all_lanes2<lor>},
+      {erased(lt), 2, all_lanes2<lt>},
+      {erased(gt), 2, all_lanes2<gt>},
+      {erased(le), 2, all_lanes2<le>},
+      {erased(ge), 2, all_lanes2<ge>},
+      {erased(eq), 2, all_lanes2<eq>},
+      {erased(ne), 2, all_lanes2<ne>},
+      {erased(fmin2), 2, all_lanes2<fmin2>},
+      {erased(fmax2), 2, all_lanes2<fmax2>},
+      {erased(ceil_div), 2, active_lanes2<ceil_div>},
+      {erased(neg), 1, all_lanes1<neg>},
+      {erased(lnot), 1, all_lanes1<lnot>},
+      {erased(fabs1), 1, all_lanes1<fabs1>},
+      {erased(urand4), 4, urand_lanes},
+  };
+  return table;
 }
 
 // Integer literals only: decimal or 0x hex.
@@ -180,6 +250,7 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
     t_error = nullptr;
     (void)m_parser->Eval();  // compiles now, so syntax errors surface at load time
     t_error = nullptr;
+    vector_steps(scope);
     if (m_used.size() == 1) {
       const std::size_t from = text.find_first_not_of(" \t"), to = text.find_last_not_of(" \t");
       if (from != std::string::npos && text.substr(from, to - from + 1) == used.begin()->first) m_variable = m_used[0];
@@ -205,6 +276,90 @@ std::int64_t Expression::eval_lane(Scope& scope, int lane) const {
   if (t_error != nullptr) throw EvalError{t_error, lane};
   if (!(std::fabs(v) <= kMaxExactValue)) throw EvalError{fmt::format("value {} outside +-2^53", v), lane};
   return static_cast<std::int64_t>(v);
+}
+
+// muparser's bytecode is a stack program: values and variables push, a callback (our operators and functions) replaces
+// its operands by its result (ParserBase::ParseCmdCodeBulk runs it one lane at a time). Run as 32-lane steps it makes
+// the same calls on the same doubles, so the same values; only the bytecode's other tokens (the ternary ?:'s jumps,
+// and muparser's own operators and optimized forms, which IndexParser turns off) are left to lane by lane.
+void Expression::vector_steps(const Scope& scope) {
+  constexpr std::size_t kMaxDepth = 16;
+  const mu::ParserByteCode& code = m_parser->GetByteCode();
+  const mu::SToken* token = code.GetBase();
+  std::vector<Step> steps;
+  std::size_t depth = 0, most = 0;
+  for (std::size_t i = 0; i < code.GetSize() && token[i].Cmd != mu::cmEND; ++i) {
+    const mu::SToken& t = token[i];
+    Step step;
+    if (t.Cmd == mu::cmVAL) {
+      step.kind = Step::Kind::value;
+      step.value = t.Val.data2;
+      ++depth;
+    } else if (t.Cmd == mu::cmVAR) {
+      step.kind = Step::Kind::variable;
+      step.slot = scope.slot_of(t.Val.ptr);
+      if (step.slot < 0) return;
+      ++depth;
+    } else if (t.Cmd == mu::cmFUNC && t.Fun.cb._pUserData == nullptr) {
+      const auto& table = lane_callbacks();
+      const auto known = std::find_if(table.begin(), table.end(), [&](const LaneCallback& c) {
+        return c.fun == t.Fun.cb._pRawFun && c.args == t.Fun.argc;
+      });
+      if (known == table.end() || depth < static_cast<std::size_t>(known->args)) return;
+      step.kind = Step::Kind::call;
+      step.args = known->args;
+      step.apply = known->apply;
+      depth -= static_cast<std::size_t>(known->args) - 1;
+    } else {
+      return;
+    }
+    most = std::max(most, depth);
+    if (most > kMaxDepth) return;
+    steps.push_back(step);
+  }
+  if (depth != 1) return;
+  m_steps = std::move(steps);
+  m_depth = most;
+}
+
+bool Expression::eval_vector(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const {
+  std::array<LaneValues, 16> stack;  // vector_steps()'s kMaxDepth
+  std::size_t top = 0;               // entries in use
+  t_error = nullptr;
+  for (const Step& s : m_steps) {
+    switch (s.kind) {
+      case Step::Kind::value:
+        stack[top++].fill(s.value);
+        break;
+      case Step::Kind::variable:
+        stack[top++] = scope.lanes(s.slot);
+        break;
+      case Step::Kind::call: {
+        const std::size_t first = top - static_cast<std::size_t>(s.args);
+        s.apply({&stack[first], static_cast<std::size_t>(s.args)}, mask);
+        top = first + 1;
+        break;
+      }
+    }
+  }
+  if (t_error != nullptr) return false;  // lane by lane finds the lane and raises the error
+  bool exact = true;
+  for (std::uint32_t left = mask; left != 0; left &= left - 1)
+    exact &= std::fabs(stack[0][static_cast<std::size_t>(std::countr_zero(left))]) <= kMaxExactValue;
+  if (!exact) return false;
+  for (std::uint32_t left = mask; left != 0; left &= left - 1) {
+    const auto l = static_cast<std::size_t>(std::countr_zero(left));
+    out[l] = static_cast<std::int64_t>(stack[0][l]);
+  }
+  return true;
+}
+
+void Expression::eval_lanes(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const {
+  if (!m_steps.empty() && eval_vector(scope, mask, out)) return;
+  for (std::uint32_t left = mask; left != 0; left &= left - 1) {
+    const int lane = std::countr_zero(left);
+    out[static_cast<std::size_t>(lane)] = eval_lane(scope, lane);
+  }
 }
 
 std::int64_t Expression::eval_uniform(Scope& scope) const {

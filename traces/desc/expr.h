@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ class Scope {
   LaneValues& lanes(int slot) { return m_values[static_cast<std::size_t>(slot)]; }
   void set_uniform(int slot, double v) { m_values[static_cast<std::size_t>(slot)].fill(v); }
   double* current(int slot) { return &m_current[static_cast<std::size_t>(slot)]; }
+  // The slot whose current() is `p`, or -1.
+  [[nodiscard]] int slot_of(const double* p) const {
+    const std::ptrdiff_t i = p - m_current.get();
+    return i >= 0 && i < static_cast<std::ptrdiff_t>(m_names.size()) ? static_cast<int>(i) : -1;
+  }
   void load_lane(int slot, int lane) {
     m_current[static_cast<std::size_t>(slot)] =
         m_values[static_cast<std::size_t>(slot)][static_cast<std::size_t>(lane)];
@@ -58,6 +64,9 @@ class Expression {
 
   // Value in one lane. Throws EvalError.
   [[nodiscard]] std::int64_t eval_lane(Scope& scope, int lane) const;
+  // Values in the lanes of `mask` (out[lane]); throws the EvalError of the lowest lane that fails, as eval_lane()
+  // lane by lane would.
+  void eval_lanes(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const;
   // Value with every variable it uses uniform across lanes (parameters, launch shape). Throws InputError.
   [[nodiscard]] std::int64_t eval_uniform(Scope& scope) const;
   [[nodiscard]] const std::string& text() const { return m_text; }
@@ -67,9 +76,27 @@ class Expression {
   // The slot of the variable when the expression is that variable's name alone (`x[i]`'s `i`), whose value in a lane
   // is the variable's there: a caller may read it without evaluating. -1 otherwise.
   [[nodiscard]] int variable() const { return m_variable; }
+  // Whether eval_lanes() runs all lanes at once (else it evaluates them one by one).
+  [[nodiscard]] bool vectorized() const { return !m_steps.empty(); }
 
  private:
+  // One step of the expression over all 32 lanes at once (vector_steps()).
+  struct Step {
+    enum class Kind : std::uint8_t { value, variable, call };
+    Kind kind = Kind::value;
+    int slot = -1;                                                       // variable: its scope slot
+    int args = 0;                                                        // call: operands taken from the stack (1 to 4)
+    double value = 0;                                                    // value: the constant
+    void (*apply)(std::span<LaneValues>, std::uint32_t mask) = nullptr;  // call: on the stack's top `args` entries
+  };
+  // muparser's compiled form (its bytecode, a stack program) as 32-lane steps; empty where it holds a token this
+  // does not run (the ternary ?:), and the expression is evaluated lane by lane.
+  void vector_steps(const Scope& scope);
+  [[nodiscard]] bool eval_vector(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const;
+
   std::unique_ptr<mu::ParserBase> m_parser;
+  std::vector<Step> m_steps;
+  std::size_t m_depth = 0;  // the most stack entries the steps use
   std::vector<int> m_used;
   int m_variable = -1;
   std::string m_text;
