@@ -95,8 +95,7 @@ class Runner final : public DescriptionSource {
     const std::uint64_t threads = k.block.count();
     for (std::uint32_t w = 0; w < k.warps_per_block(); ++w) {
       block.begin_warp();
-      for (int slot = m_d->fixed_slots; slot < static_cast<int>(scope.names().size()); ++slot)
-        scope.set_uniform(slot, 0);
+      for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot) scope.set_uniform(slot, 0);
       std::uint32_t mask = 0;
       for (int lane = 0; lane < kWarpSize; ++lane) {
         const std::uint64_t t = std::uint64_t{w} * kWarpSize + static_cast<std::uint64_t>(lane);
@@ -142,22 +141,20 @@ class Runner final : public DescriptionSource {
   void eval_lanes(const Expression& e, std::uint32_t mask, Lanes64& out) const {
     if (e.variable() >= 0) {  // a variable alone: its values (2^53 at most, as evaluation would check)
       const LaneValues& v = m_d->scope.lanes(e.variable());
-      bool exact = true;
-      for_lanes(mask, [&](int lane) {
-        const double x = v[static_cast<std::size_t>(lane)];
-        exact = exact && std::fabs(x) <= kMaxExactValue;
-        out[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(x);
-      });
-      if (exact) return;  // else the evaluation below raises the error it would have
+      if (exact_in(v, mask)) {
+        for_lanes(mask, [&](int lane) {
+          out[static_cast<std::size_t>(lane)] = static_cast<std::int64_t>(v[static_cast<std::size_t>(lane)]);
+        });
+        return;
+      }  // else the evaluation below raises the error it would have
     }
     const int first = std::countr_zero(mask);
     bool uniform = true;
-    for (int slot : e.used_slots()) {
-      const LaneValues& v = m_d->scope.lanes(slot);
-      const double x = v[static_cast<std::size_t>(first)];
-      for_lanes(mask, [&](int lane) { uniform &= v[static_cast<std::size_t>(lane)] == x; });
-      if (!uniform) break;
-    }
+    for (int slot : e.used_slots())
+      if (!same_in(m_d->scope.lanes(slot), mask)) {
+        uniform = false;
+        break;
+      }
     if (uniform) {
       const std::int64_t x = eval(e, first);
       for_lanes(mask, [&](int lane) { out[static_cast<std::size_t>(lane)] = x; });
@@ -168,6 +165,29 @@ class Runner final : public DescriptionSource {
     } catch (const EvalError& err) {
       fail(e, err);
     }
+  }
+
+  // Whether the lanes of `mask` hold one value (no lanes: true). Whole warps OR every lane's bits XOR the first's,
+  // which the compiler vectorizes: lane values are integers (never -0 or NaN), so equal bits are equal values.
+  template <typename T>
+  static bool same_in(const std::array<T, kWarpSize>& v, std::uint32_t mask) {
+    if (mask == 0) return true;
+    const T x = v[static_cast<std::size_t>(std::countr_zero(mask))];
+    if (mask == 0xFFFFFFFFU) {
+      const auto bits = std::bit_cast<std::uint64_t>(x);
+      std::uint64_t differ = 0;
+      for (const T y : v) differ |= std::bit_cast<std::uint64_t>(y) ^ bits;
+      return differ == 0;
+    }
+    for (; mask != 0; mask &= mask - 1)
+      if (v[static_cast<std::size_t>(std::countr_zero(mask))] != x) return false;
+    return true;
+  }
+  // Whether the lanes of `mask` hold values within +-2^53.
+  static bool exact_in(const LaneValues& v, std::uint32_t mask) {
+    bool exact = true;
+    for_lanes(mask, [&](int lane) { exact &= std::fabs(v[static_cast<std::size_t>(lane)]) <= kMaxExactValue; });
+    return exact;
   }
 
   // f(lane) for each lane of `mask`, lowest first. A whole warp (the common case) takes a plain loop, which the
@@ -208,7 +228,8 @@ class Runner final : public DescriptionSource {
             Lanes64 v;
             eval_lanes(*s.cond, mask, v);
             for_lanes(mask, [&](int lane) {
-              if (v[static_cast<std::size_t>(lane)] != 0) taken |= 1U << static_cast<unsigned>(lane);
+              taken |= static_cast<std::uint32_t>(v[static_cast<std::size_t>(lane)] != 0)
+                       << static_cast<unsigned>(lane);
             });
           }
           const std::uint32_t issue = s.predicated ? (issuing != 0 ? issuing : mask) : 0;
@@ -255,6 +276,19 @@ class Runner final : public DescriptionSource {
     });
     LaneValues& var = m_d->scope.lanes(s.var);
     const std::uint32_t outer_copy = m_copy;
+    if (same_in(value, mask) && same_in(to, mask) && same_in(step, mask)) {
+      // Every lane runs the same iterations (the usual counted loop): one counter for all of them.
+      const auto first = static_cast<std::size_t>(std::countr_zero(mask));
+      const std::int64_t end = to[first], by = step[first];
+      for (std::int64_t i = 0, at = value[first];; ++i, at += by) {
+        m_copy = outer_copy * s.unroll + static_cast<std::uint32_t>(i % s.unroll);
+        for_lanes(mask, [&](int lane) { var[static_cast<std::size_t>(lane)] = static_cast<double>(at); });
+        if (by > 0 ? at >= end : at <= end) break;
+        run(s.body, mask);
+      }
+      m_copy = outer_copy;
+      return;
+    }
     for (std::uint32_t i = 0;; ++i) {
       // An unrolled loop's body exists `unroll` times in the binary: copy i % unroll of it runs, at its own pcs.
       m_copy = outer_copy * s.unroll + i % s.unroll;
@@ -292,7 +326,7 @@ class Runner final : public DescriptionSource {
           index.where(), index.key(), lane,
           fmt::format("{}[{}] is outside the array ({} elements of {} bytes)", a.name, i, a.length, a.element_bytes));
     const std::uint64_t addr = a.base + offset;
-    if (addr % size != 0)
+    if ((std::has_single_bit(size) ? addr & (size - 1) : addr % size) != 0)
       fail_at(index.where(), index.key(), lane,
               fmt::format("{}[{}] at 0x{:x} is not aligned to its {}-byte access (the GPU would fault)", a.name, i,
                           addr, size));
@@ -309,7 +343,7 @@ class Runner final : public DescriptionSource {
     r.space = a.space;
     r.size = static_cast<std::uint8_t>(a.element_bytes * s.vector);
     r.work = take_work();
-    std::array<std::uint64_t, kWarpSize> lanes{};
+    std::array<std::uint64_t, kWarpSize> lanes;  // the first n: the active lanes' addresses
     int n = 0;
     if (mask == 0) {  // a predicated-off instruction: issued, no lane accesses memory
       m_block->add(r, {});

@@ -28,6 +28,7 @@ class Scope {
   int declare(const std::string& name);
   [[nodiscard]] int find(const std::string& name) const;  // -1 when absent
   [[nodiscard]] std::vector<std::string_view> names() const;
+  [[nodiscard]] int size() const { return static_cast<int>(m_names.size()); }  // variables declared
   LaneValues& lanes(int slot) { return m_values[static_cast<std::size_t>(slot)]; }
   void set_uniform(int slot, double v) { m_values[static_cast<std::size_t>(slot)].fill(v); }
   double* current(int slot) { return &m_current[static_cast<std::size_t>(slot)]; }
