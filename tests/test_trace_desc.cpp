@@ -2,6 +2,7 @@
 // and bad descriptions fail with file:line and key.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "../traces/desc/expr.h"
@@ -604,4 +605,54 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
   pick.eval_lanes(scope, 0xFFFFFFFFU, out);
   for (int lane = 0; lane < kWarpSize; ++lane)
     CHECK(out[static_cast<std::size_t>(lane)] == pick.eval_lane(scope, lane));
+}
+
+TEST_CASE("a loop with the same bounds in every lane runs its lanes together and leaves other lanes' variable alone") {
+  // Lanes 0..15 run k = 2, 5, 8 (ending at 11); lanes 16..31 never reach the loop and keep k = 40 + lane. Counting
+  // down with the same bounds gives k = 9, 6, 3 (ending at 0). A step of 0 is refused naming the lane.
+  const std::string yaml = R"(kernel: u
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  a: {element: 4, length: 1024}
+body:
+  - let: {k: 40 + threadIdx.x}
+  - if: threadIdx.x < 16
+    then:
+      - for: k
+        from: 2
+        to: 10
+        step: 3
+        do:
+          - load: a[k]
+  - load: a[k]
+  - for: j
+    from: 9
+    to: 0
+    step: -3
+    do:
+      - store: a[j]
+)";
+  const Generated g = generate(yaml);
+  const auto w = g.blocks[0].warp(0);
+  REQUIRE(w.size() == 3 + 1 + 3);
+  const std::uint64_t base = g.info.arrays[0].base;
+  for (int it = 0; it < 3; ++it) {
+    CHECK(w[static_cast<std::size_t>(it)].active_mask == 0x0000FFFFU);
+    const auto lanes = g.blocks[0].lane_addresses(w[static_cast<std::size_t>(it)]);
+    CHECK(std::all_of(lanes.begin(), lanes.end(),
+                      [&](std::uint64_t x) { return x == base + 4 * static_cast<std::uint64_t>(2 + 3 * it); }));
+  }
+  const auto after = g.blocks[0].lane_addresses(w[3]);
+  REQUIRE(after.size() == 32);
+  for (std::size_t l = 0; l < 32; ++l) CHECK(after[l] == base + 4 * (l < 16 ? 11 : 40 + l));
+  for (int it = 0; it < 3; ++it) {
+    CHECK(w[static_cast<std::size_t>(4 + it)].active_mask == 0xFFFFFFFFU);
+    CHECK(g.blocks[0].lane_addresses(w[static_cast<std::size_t>(4 + it)])[31] ==
+          base + 4 * static_cast<std::uint64_t>(9 - 3 * it));
+  }
+  std::string zero = yaml;
+  zero.replace(zero.find("step: -3"), 8, "step: 0");
+  const InputError e = gen_error(zero);
+  CHECK(std::string(e.what()).find("loop step is 0") != std::string::npos);
+  CHECK(std::string(e.what()).find("thread (0,0,0)") != std::string::npos);
 }
