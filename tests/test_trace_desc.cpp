@@ -284,6 +284,12 @@ TEST_CASE("bad descriptions name the line, column and key") {
   CHECK(msg(head + "body: [{load: 'x[1 / (threadIdx.x - 3)]'}]\n").find("thread (3,0,0): division by zero") !=
         std::string::npos);
   CHECK(msg(head + "body: [{load: 'x[1]', vector: 2}]\n").find("not aligned") != std::string::npos);
+  // The first lane that fails is named, whichever check it fails (all lanes are checked at once first).
+  CHECK(msg(head + "body: [{load: 'x[threadIdx.x - 2]'}]\n").find("thread (0,0,0): x[-2] is outside the array") !=
+        std::string::npos);
+  CHECK(msg(head + "body: [{load: 'x[(threadIdx.x % 4) * 2 + (threadIdx.x == 5) + (threadIdx.x == 6) * 99]', "
+                   "vector: 2}]\n")
+            .find("thread (5,0,0): x[3] at 0x") != std::string::npos);
   CHECK(msg(head + "body: [{load: 'x[0]'}]\nextra: 1\n").find("test.yaml:5:1: 'extra': unknown key") !=
         std::string::npos);
   CHECK(msg(head + "body: [{load: x[0}]\n").find("YAML syntax error") != std::string::npos);

@@ -92,25 +92,35 @@ class Runner final : public DescriptionSource {
     scope.set_uniform(m_d->block_slot[0], block.index.x);
     scope.set_uniform(m_d->block_slot[1], block.index.y);
     scope.set_uniform(m_d->block_slot[2], block.index.z);
-    const std::uint64_t threads = k.block.count();
-    for (std::uint32_t w = 0; w < k.warps_per_block(); ++w) {
+    if (m_warps.empty()) warp_threads();
+    for (const Warp& warp : m_warps) {
       block.begin_warp();
       for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot) scope.set_uniform(slot, 0);
-      std::uint32_t mask = 0;
-      for (int lane = 0; lane < kWarpSize; ++lane) {
-        const std::uint64_t t = std::uint64_t{w} * kWarpSize + static_cast<std::uint64_t>(lane);
-        const auto l = static_cast<std::size_t>(lane);
-        if (t < threads) mask |= 1U << static_cast<unsigned>(lane);
-        scope.lanes(m_d->thread_slot[0])[l] = static_cast<double>(t % k.block.x);
-        const std::uint64_t y = t / k.block.x % k.block.y;
-        scope.lanes(m_d->thread_slot[1])[l] = static_cast<double>(y);
-        const std::uint64_t z = t / (std::uint64_t{k.block.x} * k.block.y);
-        scope.lanes(m_d->thread_slot[2])[l] = static_cast<double>(z);
-      }
+      for (std::size_t d = 0; d < 3; ++d) scope.lanes(m_d->thread_slot[d]) = warp.thread[d];
       m_pending_work = 0;
       m_copy = 0;
-      run(m_d->body, mask);
+      run(m_d->body, warp.mask);
     }
+  }
+
+  // The warps of a block: lane l of warp w is thread w * 32 + l, x fastest; lanes past the block's threads are off.
+  // The same in every block of the launch, so worked out once.
+  struct Warp {
+    std::array<LaneValues, 3> thread;  // threadIdx.x, .y, .z
+    std::uint32_t mask = 0;
+  };
+  void warp_threads() {
+    const KernelLaunch& k = m_d->launch;
+    const std::uint64_t threads = k.block.count();
+    m_warps.resize(k.warps_per_block());
+    for (std::size_t w = 0; w < m_warps.size(); ++w)
+      for (std::size_t l = 0; l < kWarpSize; ++l) {
+        const std::uint64_t t = w * kWarpSize + l;
+        if (t < threads) m_warps[w].mask |= 1U << l;
+        m_warps[w].thread[0][l] = static_cast<double>(t % k.block.x);
+        m_warps[w].thread[1][l] = static_cast<double>(t / k.block.x % k.block.y);
+        m_warps[w].thread[2][l] = static_cast<double>(t / (std::uint64_t{k.block.x} * k.block.y));
+      }
   }
 
   [[noreturn]] void fail(const Expression& e, const EvalError& err) const {
@@ -381,22 +391,55 @@ class Runner final : public DescriptionSource {
     }
     Lanes64 idx;
     eval_lanes(*s.index, mask, idx);
-    for_lanes(mask, [&](int lane) {
-      lanes[static_cast<std::size_t>(n++)] =
-          address(s.array, *s.index, idx[static_cast<std::size_t>(lane)], r.size, lane);
-    });
-    m_block->add(r, {lanes.data(), static_cast<std::size_t>(n)});
+    add_record(r, addresses(s.array, *s.index, idx, mask, r.size, lanes));
     if (s.kind == AccessKind::async_copy) {  // the shared-memory write of the same instruction
-      n = 0;
       eval_lanes(*s.to_index, mask, idx);
-      for_lanes(mask, [&](int lane) {
-        lanes[static_cast<std::size_t>(n++)] =
-            address(s.to_array, *s.to_index, idx[static_cast<std::size_t>(lane)], r.size, lane);
-      });
       r.space = AddressSpace::shared;
       r.work = 0;
-      m_block->add(r, {lanes.data(), static_cast<std::size_t>(n)});
+      add_record(r, addresses(s.to_array, *s.to_index, idx, mask, r.size, lanes));
     }
+  }
+
+  // The addresses of array[idx[lane]] for the lanes of `mask`, into `out`. All lanes are computed and checked at
+  // once; where one is outside the array or misaligned, address() lane by lane raises the first one's error.
+  std::span<const std::uint64_t> addresses(int array, const Expression& index, const Lanes64& idx, std::uint32_t mask,
+                                           std::uint32_t size, std::array<std::uint64_t, kWarpSize>& out) const {
+    const DescribedArray& a = m_d->info.arrays[static_cast<std::size_t>(array)];
+    const std::uint64_t bytes = a.bytes();
+    const bool pow2 = std::has_single_bit(size);
+    const std::uint64_t align = pow2 ? size - 1 : 0;
+    std::size_t n = 0;
+    std::uint64_t bad = pow2 ? 0 : 1;  // other sizes: checked lane by lane
+    for_lanes(mask, [&](int lane) {
+      const std::int64_t i = idx[static_cast<std::size_t>(lane)];
+      const std::uint64_t offset = static_cast<std::uint64_t>(i) * a.element_bytes;
+      const std::uint64_t addr = a.base + offset;
+      bad |= static_cast<std::uint64_t>(i < 0) | static_cast<std::uint64_t>(offset + size > bytes) | (addr & align);
+      out[n++] = addr;
+    });
+    if (bad != 0) {
+      n = 0;
+      for_lanes(mask,
+                [&](int lane) { out[n++] = address(array, index, idx[static_cast<std::size_t>(lane)], size, lane); });
+    }
+    return {out.data(), n};
+  }
+
+  // Appends a memory record with its active lanes' addresses. Lanes a fixed stride apart (most accesses: x[i],
+  // tile[ty][tx], a column walk) go in as first address and stride, with the layout that stride gives (as the .mht
+  // decoder adds its strided records): a block the simulator fills keeps them compact (BlockTrace::compact_strided).
+  void add_record(const WarpRecord& r, std::span<const std::uint64_t> lanes) {
+    const std::size_t n = lanes.size();
+    const std::uint64_t stride = n > 1 ? lanes[1] - lanes[0] : 0;
+    std::uint64_t off = 0;
+    for (std::size_t i = 2; i < n; ++i) off |= (lanes[i] - lanes[i - 1]) ^ stride;
+    if (off != 0) {
+      m_block->add(r, lanes);
+      return;
+    }
+    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
+                                                  (n == 1 || stride == r.size ? kLayoutGapless : 0));
+    m_block->add_strided(r, n, lanes[0], stride, layout);
   }
 
   std::string m_yaml, m_label;  // what m_d was parsed from, for the copies next_blocks() makes
@@ -408,7 +451,8 @@ class Runner final : public DescriptionSource {
   bool m_in_kernel = false;
   BlockTrace* m_block = nullptr;
   std::uint64_t m_pending_work = 0;
-  std::uint32_t m_copy = 0;  // which unrolled copy of the enclosing loops runs (mixed radix over their unroll counts)
+  std::vector<Warp> m_warps;  // warp_threads()'s
+  std::uint32_t m_copy = 0;   // which unrolled copy of the enclosing loops runs (mixed radix over their unroll counts)
 };
 
 }  // namespace
