@@ -662,3 +662,47 @@ body:
   CHECK(std::string(e.what()).find("loop step is 0") != std::string::npos);
   CHECK(std::string(e.what()).find("thread (0,0,0)") != std::string::npos);
 }
+
+TEST_CASE("strided lanes go into a simulator's block compact, with the addresses and layout of the full form") {
+  // x[i] (stride 4, gapless), x[2 * i] (stride 8), x[0] (stride 0), a partial warp (lanes 0..3), and a gather that
+  // is not strided.
+  const std::string yaml = R"(kernel: s
+params: {n: 100}
+launch: {grid: 2, block: 36, registers: 16}
+arrays: {x: {element: 4, length: 1000}}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - load: x[i]
+  - load: x[2 * i]
+  - load: x[0]
+  - load: x[(i * i) % 997]
+)";
+  auto full_src = load_kernel_description_string(yaml, "test.yaml", {});
+  auto compact_src = load_kernel_description_string(yaml, "test.yaml", {});
+  KernelLaunch k;
+  REQUIRE(full_src->next_kernel(k));
+  REQUIRE(compact_src->next_kernel(k));
+  BlockTrace full, compact;
+  compact.compact_strided = true;
+  int compact_records = 0;
+  while (full_src->next_block(full)) {
+    REQUIRE(compact_src->next_block(compact));
+    REQUIRE(full.records.size() == compact.records.size());
+    CHECK(compact.lanes == full.lanes);
+    LaneBuffer buffer;
+    for (std::size_t i = 0; i < full.records.size(); ++i) {
+      const WarpRecord& f = full.records[i];
+      const WarpRecord& c = compact.records[i];
+      const auto want = full.lane_addresses(f);
+      const auto got = compact.lane_addresses(c, buffer);
+      CHECK(std::equal(want.begin(), want.end(), got.begin(), got.end()));
+      CHECK((f.layout & kLayoutCompact) == 0);
+      CHECK((f.layout & ~kLayoutCompact) == (c.layout & ~kLayoutCompact));
+      if ((f.layout & kLayoutKnown) != 0) CHECK(f.layout == lane_layout(want, f.size));
+      compact_records += (c.layout & kLayoutCompact) != 0 ? 1 : 0;
+    }
+  }
+  // Per block: warp 0's three strided loads (32 lanes), warp 1's (4 lanes) too; the gather never.
+  CHECK(compact_records == 2 * 6);
+  CHECK(compact.addresses.size() < full.addresses.size());
+}
