@@ -604,6 +604,15 @@ TEST_CASE("bank model: every access shape against a direct count of each phase's
     const auto ideal = std::max<std::size_t>(words.size(), (lanes.size() * size + banks * 4 - 1) / (banks * 4));
     CHECK(got.ideal == ideal);
     CHECK(got.conflicts() == (want > ideal ? want - ideal : 0));
+    // Lanes at most `size` apart, ascending (a tile's row, a broadcast): the stretch count gives the same.
+    std::vector<std::uint64_t> stretch(addresses.size());
+    const std::uint64_t step = std::array<std::uint64_t, 4>{0, size, size / 2, size - 1}[trial % 4];
+    const std::uint64_t start = (rng() % span) / size * size + (size < 8 ? rng() % 4 : 0);
+    for (std::size_t i = 0; i < stretch.size(); ++i) stretch[i] = start + i * step;
+    const BankResult looked = shared_wavefronts(lanes, stretch, size, banks, 4);
+    const BankResult counted = shared_wavefronts(lanes, stretch, size, banks, 4, true);
+    CHECK(counted.wavefronts == looked.wavefronts);
+    CHECK(counted.ideal == looked.ideal);
   }
 }
 

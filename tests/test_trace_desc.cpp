@@ -605,6 +605,15 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
   CHECK(past.lane == first_past);
   CHECK(past.message.find("outside +-2^53") != std::string::npos);
 
+  // More than 16 operands waiting at once: lane by lane, with the same values.
+  std::string nested = "a";
+  for (int i = 0; i < 17; ++i) nested = "b + (" + nested + ")";
+  const desc::Expression deep(nested, scope, {"test.yaml"}, "index");
+  CHECK_FALSE(deep.vectorized());
+  deep.eval_lanes(scope, 0xFFFFFFFFU, out);
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    CHECK(out[static_cast<std::size_t>(lane)] == deep.eval_lane(scope, lane));
+
   // The ternary's jumps are left to evaluation lane by lane, with the same values.
   const desc::Expression pick("a > b ? a : b * 3", scope, {"test.yaml"}, "index");
   CHECK_FALSE(pick.vectorized());

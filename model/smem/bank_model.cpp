@@ -61,15 +61,35 @@ std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size,
   return addresses.empty() ? 0 : most;
 }
 
+// As phased_wavefronts() and one_phase() for lanes whose bytes are one stretch in every phase: `words` consecutive
+// words put ceil(words / banks) in the most-loaded bank.
+BankResult run_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses, unsigned size,
+                          unsigned shift, unsigned banks, unsigned lanes_per_phase) {
+  BankResult r;
+  const auto bank_bits = static_cast<unsigned>(std::countr_zero(banks));
+  std::size_t i = 0;
+  while (i < addresses.size()) {
+    const unsigned phase = lanes[i] / lanes_per_phase;
+    const std::size_t first = i;
+    while (i < addresses.size() && lanes[i] / lanes_per_phase == phase) ++i;
+    const std::uint64_t words = ((addresses[i - 1] + size - 1) >> shift) - (addresses[first] >> shift) + 1;
+    r.wavefronts += static_cast<std::uint32_t>((words + banks - 1) >> bank_bits);
+    ++r.ideal;
+  }
+  return r;
+}
+
 }  // namespace
 
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
-                             unsigned size, unsigned banks, unsigned bank_bytes) {
+                             unsigned size, unsigned banks, unsigned bank_bytes, bool run) {
   BankResult r;
   // Banks and their width are powers of two (arch validation): shifts and masks, not divisions.
   const auto shift = static_cast<unsigned>(std::countr_zero(bank_bytes));
   const std::uint64_t mask = banks - 1U;
-  if (size <= bank_bytes) {
+  if (run) {
+    r = run_wavefronts(lanes, addresses, size, shift, banks, size <= bank_bytes ? 32 : 16);
+  } else if (size <= bank_bytes) {
     // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
     // touches two words.
     r.wavefronts = one_phase(addresses, size, shift, mask);

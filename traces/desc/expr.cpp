@@ -283,11 +283,10 @@ std::int64_t Expression::eval_lane(Scope& scope, int lane) const {
 // the same calls on the same doubles, so the same values; only the bytecode's other tokens (the ternary ?:'s jumps,
 // and muparser's own operators and optimized forms, which IndexParser turns off) are left to lane by lane.
 void Expression::vector_steps(const Scope& scope) {
-  constexpr std::size_t kMaxDepth = 16;
   const mu::ParserByteCode& code = m_parser->GetByteCode();
   const mu::SToken* token = code.GetBase();
   std::vector<Step> steps;
-  std::size_t depth = 0, most = 0;
+  std::size_t depth = 0;
   for (std::size_t i = 0; i < code.GetSize() && token[i].Cmd != mu::cmEND; ++i) {
     const mu::SToken& t = token[i];
     Step step;
@@ -313,18 +312,16 @@ void Expression::vector_steps(const Scope& scope) {
     } else {
       return;
     }
-    most = std::max(most, depth);
-    if (most > kMaxDepth) return;
+    if (depth > kStackDepth) return;
     steps.push_back(step);
   }
   if (depth != 1) return;
   m_steps = std::move(steps);
-  m_depth = most;
 }
 
 bool Expression::eval_vector(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const {
-  std::array<LaneValues, 16> stack;  // vector_steps()'s kMaxDepth
-  std::size_t top = 0;               // entries in use
+  std::array<LaneValues, kStackDepth> stack;
+  std::size_t top = 0;  // entries in use
   t_error = nullptr;
   for (const Step& s : m_steps) {
     switch (s.kind) {

@@ -1,7 +1,8 @@
 #pragma once
 // Integer index expressions of kernel descriptions, evaluated with muparser under C integer rules: literals are
 // integers, `/` truncates, `%` is C's remainder, and comparisons, logic, shifts and bit operators behave as in CUDA C.
-// Variables are 32-lane vectors (one value per thread of a warp); an expression is evaluated one lane at a time.
+// Variables are 32-lane vectors (one value per thread of a warp); an expression is evaluated one lane at a time, or
+// over all lanes at once by running muparser's compiled bytecode a step at a time on 32-lane vectors (eval_lanes).
 #include <muParserBase.h>
 
 #include <array>
@@ -93,11 +94,11 @@ class Expression {
   // muparser's compiled form (its bytecode, a stack program) as 32-lane steps; empty where it holds a token this
   // does not run (the ternary ?:), and the expression is evaluated lane by lane.
   void vector_steps(const Scope& scope);
+  static constexpr std::size_t kStackDepth = 16;  // deeper expressions are evaluated lane by lane
   [[nodiscard]] bool eval_vector(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const;
 
   std::unique_ptr<mu::ParserBase> m_parser;
   std::vector<Step> m_steps;
-  std::size_t m_depth = 0;  // the most stack entries the steps use
   std::vector<int> m_used;
   int m_variable = -1;
   std::string m_text;
