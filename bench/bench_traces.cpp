@@ -1,5 +1,6 @@
 // Trace format speed and size: .mht decode and encode rates, and bytes on disk per warp memory instruction, for a
-// regular (coalesced), a strided and a random-gather trace made from the shipped kernel descriptions.
+// regular (coalesced), a strided and a random-gather trace made from the shipped kernel descriptions; and how fast
+// kernel descriptions generate their blocks (what predict, simulate and sweep do first with a .yaml) on one thread.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -84,6 +85,30 @@ void encode(benchmark::State& state, const std::string& example, const std::vect
       benchmark::Counter(static_cast<double>(p.decoded_bytes) * iters / 1e6, benchmark::Counter::kIsRate);
 }
 
+// Every block of one launch of a description, generated on one thread into one reused BlockTrace (as simulate()
+// fills its blocks: compact strided records). warp_instr_per_s counts memory records; lanes_per_s their active
+// lanes, each an index expression evaluated and an address checked.
+void generate(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {
+  const fs::path file = fs::path(MEMHIER_BENCH_TRACES_DIR) / "examples" / (example + ".yaml");
+  std::uint64_t instructions = 0, lanes = 0;
+  for (auto _ : state) {
+    auto src = load_kernel_description(file, sets);
+    KernelLaunch k;
+    src->next_kernel(k);
+    BlockTrace b;
+    b.compact_strided = true;
+    instructions = lanes = 0;
+    while (src->next_block(b)) {
+      for (const WarpRecord& r : b.records) instructions += r.is_memory() ? 1 : 0;
+      lanes += b.lanes;
+    }
+  }
+  const auto iters = static_cast<double>(state.iterations());
+  state.counters["warp_instr_per_s"] =
+      benchmark::Counter(static_cast<double>(instructions) * iters, benchmark::Counter::kIsRate);
+  state.counters["lanes_per_s"] = benchmark::Counter(static_cast<double>(lanes) * iters, benchmark::Counter::kIsRate);
+}
+
 void BM_DecodeCoalescedCopy(benchmark::State& s) { decode(s, "coalesced_copy", {{"n", "1 << 22"}}); }
 void BM_DecodeStridedCopy(benchmark::State& s) { decode(s, "strided_copy", {{"n", "1 << 21"}, {"stride", "8"}}); }
 void BM_DecodeTransposeTiled(benchmark::State& s) { decode(s, "transpose_tiled", {{"n", "2048"}}); }
@@ -93,10 +118,21 @@ void BM_EncodeRandomGather(benchmark::State& s) { encode(s, "random_gather", {{"
 
 }  // namespace
 
+// A guarded copy (global index, bounds test), a gather (urand per lane), a block reduction (shared memory, a loop of
+// halving steps with predicated lanes), a row-per-thread softmax (three loops over the columns).
+void BM_GenerateCoalescedCopy(benchmark::State& s) { generate(s, "coalesced_copy", {{"n", "1 << 22"}}); }
+void BM_GenerateRandomGather(benchmark::State& s) { generate(s, "random_gather", {{"n", "1 << 20"}}); }
+void BM_GenerateReductionShared(benchmark::State& s) { generate(s, "reduction_shared", {{"n", "1 << 22"}}); }
+void BM_GenerateSoftmaxNaive(benchmark::State& s) { generate(s, "softmax_naive", {{"rows", "2048"}}); }
+
 BENCHMARK(BM_DecodeCoalescedCopy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeStridedCopy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeTransposeTiled)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeRandomGather)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncodeCoalescedCopy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncodeRandomGather)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GenerateCoalescedCopy)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GenerateRandomGather)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GenerateReductionShared)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GenerateSoftmaxNaive)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();
