@@ -605,6 +605,39 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
   CHECK(past.lane == first_past);
   CHECK(past.message.find("outside +-2^53") != std::string::npos);
 
+  // A value past 2^53 on the way is an error, not a rounded result: 2^52 * 4 in lane 5 only. With lane 5 off the
+  // others are right (the warp-wide check falls back to lane by lane); with it on, lane 5 is named.
+  const int big = scope.declare("big");
+  for (std::size_t l = 0; l < kWarpSize; ++l)
+    scope.lanes(big)[l] = l == 5 ? 4503599627370496.0 : static_cast<double>(l);
+  const desc::Expression times4("big * 4 + 1", scope, {"test.yaml"}, "index");
+  CHECK(times4.vectorized());
+  times4.eval_lanes(scope, ~(1U << 5), out);
+  CHECK(out[4] == 17);
+  CHECK(out[6] == 25);
+  const desc::EvalError over = eval_error([&] { times4.eval_lanes(scope, 0xFFFFFFFFU, out); });
+  CHECK(over.lane == 5);
+  CHECK(over.message.find("outside +-2^53 on the way") != std::string::npos);
+  // (2^30 * 2^30 + 1) & 3 is 1 in C; rounded through doubles it would be 0.
+  const desc::Expression rounded("(big * big + 1) & 3", scope, {"test.yaml"}, "index");
+  for (std::size_t l = 0; l < kWarpSize; ++l) scope.lanes(big)[l] = 1073741824.0;
+  CHECK(eval_error([&] { rounded.eval_lanes(scope, 0xFFFFFFFFU, out); }).lane == 0);
+  CHECK(eval_error([&] { (void)rounded.eval_lane(scope, 3); }).message.find("on the way") != std::string::npos);
+  // Literals past 2^53 are refused when the expression is read, naming them; 2^53 itself and leading zeros are fine.
+  CHECK(desc::Expression("9007199254740992 - big", scope, {"test.yaml"}, "index").eval_lane(scope, 0) ==
+        9007199254740992 - 1073741824);
+  CHECK(desc::Expression("0x000000000000000000001 + 0000000000000000000002", scope, {"test.yaml"}, "index")
+            .eval_lane(scope, 0) == 3);
+  for (const char* text : {"9007199254740993 + big", "0x20000000000001", "99999999999999999999 & 1"}) {
+    CAPTURE(text);
+    try {
+      (void)desc::Expression(text, scope, {"test.yaml"}, "index");
+      FAIL("expected an InputError");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find("is past 2^53") != std::string::npos);
+    }
+  }
+
   // More than 16 operands waiting at once: lane by lane, with the same values.
   std::string nested = "a";
   for (int i = 0; i < 17; ++i) nested = "b + (" + nested + ")";

@@ -23,9 +23,15 @@ double flag(const char* message) {
   return 0.0;
 }
 
-double add(double a, double b) { return a + b; }
-double sub(double a, double b) { return a - b; }
-double mul(double a, double b) { return a * b; }
+// Every value stays within +-2^53, where doubles hold integers exactly: variables and literals are (as_int() of one
+// is then exact and defined), and an operator whose result would not be raises an error rather than go on with a
+// rounded value ((2^30 * 2^30 + 1) & 3 would give 0, not 1).
+constexpr char kOutside[] = "a value outside +-2^53 on the way (index arithmetic is exact only up to 2^53)";
+double within(double r) { return std::fabs(r) <= kMaxExactValue ? r : flag(kOutside); }
+
+double add(double a, double b) { return within(a + b); }
+double sub(double a, double b) { return within(a - b); }
+double mul(double a, double b) { return within(a * b); }
 double div(double a, double b) {
   if (b == 0) return flag("division by zero");
   const std::int64_t q = as_int(a) / as_int(b);  // C truncation, on purpose
@@ -34,15 +40,15 @@ double div(double a, double b) {
 double mod(double a, double b) {
   return b == 0 ? flag("remainder by zero") : static_cast<double>(as_int(a) % as_int(b));
 }
-double shl(double a, double b) {  // a * 2^b is exact in double; the +-2^53 check after Eval catches overflow
-  return (b < 0 || b > 62) ? flag("shift count outside 0..62") : std::ldexp(a, static_cast<int>(b));
+double shl(double a, double b) {  // a * 2^b is exact in double
+  return (b < 0 || b > 62) ? flag("shift count outside 0..62") : within(std::ldexp(a, static_cast<int>(b)));
 }
 double shr(double a, double b) {
   return (b < 0 || b > 62) ? flag("shift count outside 0..62") : static_cast<double>(as_int(a) >> as_int(b));
 }
-double band(double a, double b) { return static_cast<double>(as_int(a) & as_int(b)); }
-double bor(double a, double b) { return static_cast<double>(as_int(a) | as_int(b)); }
-double bxor(double a, double b) { return static_cast<double>(as_int(a) ^ as_int(b)); }
+double band(double a, double b) { return within(static_cast<double>(as_int(a) & as_int(b))); }
+double bor(double a, double b) { return within(static_cast<double>(as_int(a) | as_int(b))); }
+double bxor(double a, double b) { return within(static_cast<double>(as_int(a) ^ as_int(b))); }
 double land(double a, double b) { return (a != 0 && b != 0) ? 1 : 0; }
 double lor(double a, double b) { return (a != 0 || b != 0) ? 1 : 0; }
 double lt(double a, double b) { return a < b ? 1 : 0; }
@@ -81,6 +87,26 @@ template <double (*F)(double, double)>
 void all_lanes2(Stack s, std::uint32_t /*mask*/) {
   for (std::size_t l = 0; l < kWarpSize; ++l) s[0][l] = F(s[0][l], s[1][l]);
 }
+// add, sub and mul without the check within() makes lane by lane (which keeps the compiler from vectorizing): the
+// whole warp is checked at once, and any lane past 2^53 (an inactive one too) sends the expression to evaluation lane
+// by lane, which raises the error where an active lane has it.
+// The check is on the bits, which vectorizes: a magnitude's bits (sign cleared) order as the magnitudes do, NaN above
+// them all, so kLimit - bits goes negative (its top bit set) exactly past 2^53.
+template <double (*F)(double, double)>
+void all_lanes_within(Stack s, std::uint32_t /*mask*/) {
+  constexpr auto kLimit = std::bit_cast<std::uint64_t>(kMaxExactValue);
+  constexpr std::uint64_t kMagnitude = ~std::uint64_t{0} >> 1U;
+  std::uint64_t past = 0;
+  for (std::size_t l = 0; l < kWarpSize; ++l) {
+    const double r = F(s[0][l], s[1][l]);
+    past |= kLimit - (std::bit_cast<std::uint64_t>(r) & kMagnitude);
+    s[0][l] = r;
+  }
+  if ((past >> 63U) != 0) flag(kOutside);
+}
+double plus(double a, double b) { return a + b; }
+double minus(double a, double b) { return a - b; }
+double times(double a, double b) { return a * b; }
 template <double (*F)(double, double)>
 void active_lanes2(Stack s, std::uint32_t mask) {
   for (; mask != 0; mask &= mask - 1) {
@@ -107,9 +133,9 @@ mu::erased_fun_type erased(F* f) {
 }
 const std::vector<LaneCallback>& lane_callbacks() {
   static const std::vector<LaneCallback> table = {
-      {erased(add), 2, all_lanes2<add>},
-      {erased(sub), 2, all_lanes2<sub>},
-      {erased(mul), 2, all_lanes2<mul>},
+      {erased(add), 2, all_lanes_within<plus>},
+      {erased(sub), 2, all_lanes_within<minus>},
+      {erased(mul), 2, all_lanes_within<times>},
       {erased(div), 2, active_lanes2<div>},
       {erased(mod), 2, active_lanes2<mod>},
       {erased(shl), 2, active_lanes2<shl>},
@@ -136,25 +162,32 @@ const std::vector<LaneCallback>& lane_callbacks() {
   return table;
 }
 
+// Whether `name` (a token muparser took for a name) is a whole number, decimal or 0x hex, that integer_literal()
+// refused for its size.
+bool whole_number(const std::string& name) {
+  const bool hex = name.size() > 2 && name[0] == '0' && (name[1] == 'x' || name[1] == 'X');
+  return std::all_of(name.begin() + (hex ? 2 : 0), name.end(), [&](char c) {
+    return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
 // Integer literals only: decimal or 0x hex.
 int integer_literal(const char* expr, int* pos, double* value) {
   const char* p = expr;
-  std::uint64_t v = 0;
-  int n = 0;
-  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-    n = 2;
-    while (std::isxdigit(static_cast<unsigned char>(p[n])) != 0 && n < 18) {
-      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(p[n])));
-      v = v * 16 + static_cast<std::uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
-      ++n;
-    }
-    if (n == 2) return 0;
-  } else {
-    while (std::isdigit(static_cast<unsigned char>(p[n])) != 0 && n < 16)
-      v = v * 10 + static_cast<std::uint64_t>(p[n++] - '0');
-    if (n == 0) return 0;
+  const bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+  const int base = hex ? 16 : 10;
+  constexpr auto kMost = static_cast<std::uint64_t>(kMaxExactValue);
+  std::uint64_t v = 0;  // stops growing past kMost: the literal is then refused
+  int n = hex ? 2 : 0;
+  for (;; ++n) {
+    const auto c = static_cast<unsigned char>(p[n]);
+    const int digit = std::isdigit(c) != 0 ? c - '0' : hex && std::isxdigit(c) != 0 ? std::tolower(c) - 'a' + 10 : -1;
+    if (digit < 0) break;
+    if (v <= kMost) v = v * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(digit);
   }
+  if (n == (hex ? 2 : 0)) return 0;
   if (std::isalnum(static_cast<unsigned char>(p[n])) != 0 || p[n] == '.' || p[n] == '_') return 0;  // 1.5, 12ab
+  if (v > kMost) return 0;  // not exact: Expression() refuses the token, naming it
   *pos += n;
   *value = static_cast<double>(v);
   return 1;
@@ -237,6 +270,10 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
     const mu::varmap_type used = m_parser->GetUsedVar();  // a copy: DefineVar resets the parser's own map
     for (const auto& [name, unused] : used) {
       const int slot = scope.find(name);
+      if (slot < 0 && std::isdigit(static_cast<unsigned char>(name[0])) != 0 && whole_number(name))
+        throw InputError(
+            m_where, m_key,
+            fmt::format("{} in '{}' is past 2^53 (index expressions are exact integers up to 2^53)", name, text));
       if (slot < 0 && std::isdigit(static_cast<unsigned char>(name[0])) != 0)
         throw InputError(
             m_where, m_key,
