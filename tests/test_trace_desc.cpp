@@ -303,6 +303,8 @@ TEST_CASE("bad descriptions name the line, column and key") {
   CHECK(msg(head + "body: [{for: k, to: 4, unroll: 0, do: [{load: 'x[0]'}]}]\n")
             .find("'unroll': unroll 0: expected 1 to 256") != std::string::npos);
   CHECK(msg(head + "body: [{load: 'x[1.5]'}]\n").find("'1.5' in '1.5' is not an integer") != std::string::npos);
+  // muparser reads a comma list as several results and returns the last: x[1, 2] would read x[2].
+  CHECK(msg(head + "body: [{load: 'x[1, 2]'}]\n").find("'1, 2' gives 2 values") != std::string::npos);
 }
 
 TEST_CASE("unroll: iteration i of a loop runs copy i % N of its body, at the copy's own pcs") {

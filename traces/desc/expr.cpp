@@ -285,8 +285,15 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
       m_used.push_back(slot);
     }
     t_error = nullptr;
-    (void)m_parser->Eval();  // compiles now, so syntax errors surface at load time
+    int values = 0;
+    (void)m_parser->Eval(values);  // compiles now, so syntax errors surface at load time
     t_error = nullptr;
+    // muparser reads "a, b" as two results and returns the last: x[i, j] would silently index by j.
+    if (values != 1)
+      throw InputError(m_where, m_key,
+                       fmt::format("'{}' gives {} values: an index expression is one (a comma only separates a "
+                                   "function's arguments)",
+                                   text, values));
     vector_steps(scope);
     if (m_used.size() == 1) {
       const std::size_t from = text.find_first_not_of(" \t"), to = text.find_last_not_of(" \t");
@@ -371,12 +378,14 @@ bool Expression::eval_vector(Scope& scope, std::uint32_t mask, std::span<std::in
       case Step::Kind::call: {
         const std::size_t first = top - static_cast<std::size_t>(s.args);
         s.apply({&stack[first], static_cast<std::size_t>(s.args)}, mask);
+        // An error, or a value past 2^53 in some lane: lane by lane finds the lane and raises it. Stopping here
+        // also keeps such a value from reaching the next step (where converting it to an integer is undefined).
+        if (t_error != nullptr) return false;
         top = first + 1;
         break;
       }
     }
   }
-  if (t_error != nullptr) return false;  // lane by lane finds the lane and raises the error
   bool exact = true;
   for (std::uint32_t left = mask; left != 0; left &= left - 1)
     exact &= std::fabs(stack[0][static_cast<std::size_t>(std::countr_zero(left))]) <= kMaxExactValue;
