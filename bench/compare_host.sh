@@ -2,8 +2,11 @@
 # Simulation speed of this tree against an older commit on the same host, in one call (timings from two calls may
 # come from two different machines): builds memhier_bench_sim of both in Release, then runs the simulation benchmarks
 # on 1 thread and on every core, old and new in turn, three times, and the 1-billion-access copy once each. Each binary
-# writes its benchmark traces with its own .mht writer. Results, environment and logs go under $OUT (or
-# ./compare-out): summary.txt, environment.txt, build.log and raw.tar.gz (every run's output). Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
+# writes its benchmark traces with its own .mht writer. Then kernel-description generation (memhier_bench_traces'
+# BM_Generate*, one thread), old and new in turn, twice: both built with this tree's bench/bench_traces.cpp, so the
+# same benchmark times each library (skipped, and said so, where the older library cannot build it). Results,
+# environment and logs go under $OUT (or ./compare-out): summary.txt, environment.txt, build.log and raw.tar.gz (every
+# run's output). Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
 # Usage: bench/compare_host.sh BASELINE.tar
 #   BASELINE.tar: `git archive --format=tar COMMIT -- . ':!validate/results' ':!bench/results'` of the older commit
 set -uo pipefail
@@ -51,12 +54,37 @@ for which in base new; do
   echo "rc $?" >> "$raw/$which-billion.txt"
 done
 
+# Description generation: the same benchmark source for both.
+cp bench/bench_traces.cpp $base_src/bench/bench_traces.cpp
+generate=yes
+for which in base new; do
+  if ! cmake --build /tmp/memhier-compare-$which -j "$(nproc)" --target memhier_bench_traces >> "$out/build.log" 2>&1; then
+    echo "memhier_bench_traces of $which did not build with this tree's bench_traces.cpp: generation not compared" \
+      >> "$out/build.log"
+    generate=no
+  fi
+done
+if [ $generate = yes ]; then
+  for round in 1 2; do
+    for which in base new; do
+      /tmp/memhier-compare-$which/bench/memhier_bench_traces --benchmark_filter=BM_Generate --benchmark_min_time=1 \
+        > "$raw/$which-generate$round.txt" 2> "$raw/$which-generate$round.err"
+      echo "rc $?" >> "$raw/$which-generate$round.txt"
+    done
+  done
+fi
+
 # One line a benchmark: its median on each run, old then new.
 {
   for f in "$raw"/base-round1.txt "$raw"/new-round1.txt "$raw"/base-round2.txt "$raw"/new-round2.txt \
            "$raw"/base-round3.txt "$raw"/new-round3.txt "$raw"/base-billion.txt "$raw"/new-billion.txt; do
     echo "== $(basename "$f")"
     grep -E 'median|Billion|^rc' "$f" | sed -E 's/ +/ /g'
+  done
+  for f in "$raw"/base-generate1.txt "$raw"/new-generate1.txt "$raw"/base-generate2.txt "$raw"/new-generate2.txt; do
+    [ -f "$f" ] || continue
+    echo "== $(basename "$f")"
+    grep -E 'BM_Generate|^rc' "$f" | sed -E 's/ +/ /g'
   done
 } > "$out/summary.txt"
 tar -czf "$out/raw.tar.gz" -C "$out" raw && rm -rf "$raw"
