@@ -75,9 +75,10 @@ double urand4(double seed, double k, double lo, double hi) {
 }
 
 // The operators and functions above over the lanes of a warp, for Expression::eval_vector(): `s` holds their
-// operands (s[0] the first), the result goes to s[0]. Those that cannot fail run in every lane (a plain loop the
-// compiler vectorizes); those that can (division by zero, shift counts, urand's range) only in the active lanes, as
-// evaluation lane by lane would.
+// operands (s[0] the first), the result goes to s[0]. Those that fail only on a result past 2^53 run in every lane (a
+// plain loop; a lane past it, active or not, sends the expression to evaluation lane by lane, which raises the error
+// only where an active lane has it); those that fail on their operands (division by zero, shift counts, ceil_div's
+// divisor, urand's range) only in the active lanes, as evaluation lane by lane would.
 using Stack = std::span<LaneValues>;
 template <double (*F)(double)>
 void all_lanes1(Stack s, std::uint32_t /*mask*/) {
@@ -87,11 +88,9 @@ template <double (*F)(double, double)>
 void all_lanes2(Stack s, std::uint32_t /*mask*/) {
   for (std::size_t l = 0; l < kWarpSize; ++l) s[0][l] = F(s[0][l], s[1][l]);
 }
-// add, sub and mul without the check within() makes lane by lane (which keeps the compiler from vectorizing): the
-// whole warp is checked at once, and any lane past 2^53 (an inactive one too) sends the expression to evaluation lane
-// by lane, which raises the error where an active lane has it.
-// The check is on the bits, which vectorizes: a magnitude's bits (sign cleared) order as the magnitudes do, NaN above
-// them all, so kLimit - bits goes negative (its top bit set) exactly past 2^53.
+// add, sub and mul without the check within() makes lane by lane, which keeps the compiler from vectorizing: the
+// warp is checked at once on the bits instead. A magnitude's bits (sign cleared) order as the magnitudes do, NaN
+// above them all, so kLimit - bits goes negative (its top bit set) exactly past 2^53.
 template <double (*F)(double, double)>
 void all_lanes_within(Stack s, std::uint32_t /*mask*/) {
   constexpr auto kLimit = std::bit_cast<std::uint64_t>(kMaxExactValue);
