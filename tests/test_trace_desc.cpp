@@ -640,6 +640,11 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
     }
   }
 
+  // ceil_div of constants fails when evaluated, not silently when compiled (muparser folds constant functions).
+  const desc::Expression zero_divisor("ceil_div(8, 0) + a", scope, {"test.yaml"}, "index");
+  CHECK(eval_error([&] { (void)zero_divisor.eval_lane(scope, 0); }).message.find("ceil_div") != std::string::npos);
+  CHECK(eval_error([&] { zero_divisor.eval_lanes(scope, 0xFFFFFFFFU, out); }).lane == 0);
+
   // More than 16 operands waiting at once: lane by lane, with the same values.
   std::string nested = "a";
   for (int i = 0; i < 17; ++i) nested = "b + (" + nested + ")";

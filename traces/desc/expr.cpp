@@ -210,7 +210,10 @@ class IndexParser final : public mu::ParserBase {
     DefineFun("min", fmin2);
     DefineFun("max", fmax2);
     DefineFun("abs", fabs1);
-    DefineFun("ceil_div", ceil_div);
+    // muparser computes a function of constant arguments once, when it compiles (min(2, 3) becomes 2), and
+    // Expression() discards what that raises (its variables are not set yet): ceil_div(8, 0) would become a silent
+    // 0. So ceil_div, which can fail, runs at evaluation like the operators (DefineOprt does not fold).
+    DefineFun("ceil_div", ceil_div, false);
     DefineFun("urand", urand4, false);
   }
   void InitConst() override {}
@@ -284,8 +287,9 @@ Expression::Expression(const std::string& text, Scope& scope, SourceLocation whe
       m_used.push_back(slot);
     }
     t_error = nullptr;
+    (void)m_parser->Eval();  // compiles now, so syntax errors surface at load time
     int values = 0;
-    (void)m_parser->Eval(values);  // compiles now, so syntax errors surface at load time
+    (void)m_parser->Eval(values);  // compiled: evaluates again for the count of results
     t_error = nullptr;
     // muparser reads "a, b" as two results and returns the last: x[i, j] would silently index by j.
     if (values != 1)
