@@ -569,50 +569,53 @@ TEST_CASE("shared atomics and cp.async writes count apart from shared loads and 
 
 TEST_CASE("bank model: every access shape against a direct count of each phase's distinct words per bank") {
   // The direct definition: lanes in phases (32 lanes for accesses of at most a bank word, 16 above), each phase as
-  // many wavefronts as its most-loaded bank has distinct words, an access covering every word it touches.
+  // many wavefronts as its most-loaded bank has distinct words, an access covering every word it touches. Random and
+  // gapped lanes take the general count; lanes ascending at most their size apart (a tile's row, a broadcast) the
+  // stretch count.
   std::mt19937 rng(12345);
   for (int trial = 0; trial < 4000; ++trial) {
     const unsigned size = std::array<unsigned, 5>{1, 2, 4, 8, 16}[trial % 5];
     const std::uint32_t mask = trial % 7 == 0 ? 0xFFFFFFFFU : static_cast<std::uint32_t>(rng()) | 1U;
     const std::uint64_t span = std::array<std::uint64_t, 3>{64, 1024, 65536}[trial % 3];  // crowded to sparse
+    const unsigned banks = trial % 11 == 0 ? 16 : 32;  // an arch file may give fewer banks
     std::vector<std::uint8_t> lanes;
-    std::vector<std::uint64_t> addresses;
+    std::vector<std::uint64_t> scattered, stretch, strided;
+    const std::uint64_t step = std::array<std::uint64_t, 4>{0, size, size / 2, size - 1}[trial % 4];
+    // Ascending with gaps (a tile's column, padded or not; a stride of 2): the general count.
+    const std::uint64_t gap = std::array<std::uint64_t, 4>{2 * size, 128, 132, 260}[trial % 4];
+    const std::uint64_t start = (rng() % span) / size * size + (size < 8 ? rng() % 4 : 0);
     for (unsigned l = 0; l < 32; ++l) {
       if ((mask >> l & 1U) == 0) continue;
       lanes.push_back(static_cast<std::uint8_t>(l));
       // Aligned for 8 and 16 bytes (as the hardware requires); any byte offset below that, so 2- and 4-byte
       // accesses may straddle two words.
       const std::uint64_t a = rng() % span;
-      addresses.push_back(size >= 8 ? a / size * size : a);
+      scattered.push_back(size >= 8 ? a / size * size : a);
+      stretch.push_back(start + stretch.size() * step);
+      strided.push_back(start / size * size + strided.size() * (gap / size * size));
     }
     const unsigned per_phase = size <= 4 ? 32 : 16;
-    const unsigned banks = trial % 11 == 0 ? 16 : 32;                            // an arch file may give fewer banks
-    std::map<unsigned, std::map<std::uint64_t, std::set<std::uint64_t>>> words;  // phase -> bank -> words
-    for (std::size_t i = 0; i < lanes.size(); ++i)
-      for (std::uint64_t w = addresses[i] / 4; w <= (addresses[i] + size - 1) / 4; ++w)
-        words[lanes[i] / per_phase][w % banks].insert(w);
-    std::uint32_t want = 0;
-    for (const auto& [phase, per_bank] : words) {
-      std::size_t most = 0;
-      for (const auto& [bank, set] : per_bank) most = std::max(most, set.size());
-      want += static_cast<std::uint32_t>(most);
+    for (const auto* addresses : {&scattered, &stretch, &strided}) {
+      std::map<unsigned, std::map<std::uint64_t, std::set<std::uint64_t>>> words;  // phase -> bank -> words
+      for (std::size_t i = 0; i < lanes.size(); ++i)
+        for (std::uint64_t w = (*addresses)[i] / 4; w <= ((*addresses)[i] + size - 1) / 4; ++w)
+          words[lanes[i] / per_phase][w % banks].insert(w);
+      std::uint32_t want = 0;
+      for (const auto& [phase, per_bank] : words) {
+        std::size_t most = 0;
+        for (const auto& [bank, set] : per_bank) most = std::max(most, set.size());
+        want += static_cast<std::uint32_t>(most);
+      }
+      CAPTURE(trial);
+      CAPTURE(addresses == &stretch);
+      CAPTURE(addresses == &strided);
+      const BankResult got = shared_wavefronts(lanes, *addresses, size, banks, 4);
+      CHECK(got.wavefronts == want);
+      // ncu's conflict-free count: a wavefront a phase, or the lanes' bytes at a word per bank a wavefront if more.
+      const auto ideal = std::max<std::size_t>(words.size(), (lanes.size() * size + banks * 4 - 1) / (banks * 4));
+      CHECK(got.ideal == ideal);
+      CHECK(got.conflicts() == (want > ideal ? want - ideal : 0));
     }
-    CAPTURE(trial);
-    const BankResult got = shared_wavefronts(lanes, addresses, size, banks, 4);
-    CHECK(got.wavefronts == want);
-    // ncu's conflict-free count: a wavefront a phase, or the lanes' bytes at a word per bank a wavefront if more.
-    const auto ideal = std::max<std::size_t>(words.size(), (lanes.size() * size + banks * 4 - 1) / (banks * 4));
-    CHECK(got.ideal == ideal);
-    CHECK(got.conflicts() == (want > ideal ? want - ideal : 0));
-    // Lanes at most `size` apart, ascending (a tile's row, a broadcast): the stretch count gives the same.
-    std::vector<std::uint64_t> stretch(addresses.size());
-    const std::uint64_t step = std::array<std::uint64_t, 4>{0, size, size / 2, size - 1}[trial % 4];
-    const std::uint64_t start = (rng() % span) / size * size + (size < 8 ? rng() % 4 : 0);
-    for (std::size_t i = 0; i < stretch.size(); ++i) stretch[i] = start + i * step;
-    const BankResult looked = shared_wavefronts(lanes, stretch, size, banks, 4);
-    const BankResult counted = shared_wavefronts(lanes, stretch, size, banks, 4, true);
-    CHECK(counted.wavefronts == looked.wavefronts);
-    CHECK(counted.ideal == looked.ideal);
   }
 }
 

@@ -569,19 +569,32 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
                                           "ceil_div(a, c)",
                                           "urand(k, abs(a), 0, 1000)",
                                           "((a + 3) * b - c) % 7 + (a < b) * 100 - (k >> 2)"};
+  // eval_lanes() over `mask` against eval_lane() lane by lane; the values, for hand checks.
+  auto lanes_agree = [&](const desc::Expression& e, std::uint32_t mask) {
+    std::array<std::int64_t, kWarpSize> out{};
+    e.eval_lanes(scope, mask, out);
+    for (std::uint32_t left = mask; left != 0; left &= left - 1) {
+      const int lane = std::countr_zero(left);
+      CHECK_MESSAGE(out[static_cast<std::size_t>(lane)] == e.eval_lane(scope, lane), e.text() << " lane " << lane);
+    }
+    return out;
+  };
   const std::vector<std::uint32_t> masks = {0xFFFFFFFFU, 0x0F0F0F0FU, 0x80000001U, 0x00002000U, 0x5A5A5A5AU};
   for (const std::string& text : texts) {
     const desc::Expression e(text, scope, {"test.yaml"}, "index");
     CHECK_MESSAGE(e.vectorized(), text);
-    for (const std::uint32_t mask : masks) {
-      std::array<std::int64_t, kWarpSize> out{};
-      e.eval_lanes(scope, mask, out);
-      for (std::uint32_t left = mask; left != 0; left &= left - 1) {
-        const int lane = std::countr_zero(left);
-        CHECK_MESSAGE(out[static_cast<std::size_t>(lane)] == e.eval_lane(scope, lane), text << " lane " << lane);
-      }
-    }
+    for (const std::uint32_t mask : masks) (void)lanes_agree(e, mask);
   }
+  // By hand, lane 2 (a = -407, b = 0, c = 3) and lane 20 (a = 259, b = 4, c = 1): C truncates and takes the sign
+  // of the dividend.
+  const auto quotient = lanes_agree(desc::Expression("a / c + a % c", scope, {"test.yaml"}, "index"), 0xFFFFFFFFU);
+  CHECK(quotient[2] == -407 / 3 + -407 % 3);
+  CHECK(quotient[2] == -135 - 2);
+  CHECK(quotient[20] == 259 + 0);
+  const auto mixed =
+      lanes_agree(desc::Expression("((a + 3) * b - c) % 7 + (a < b) * 100", scope, {"test.yaml"}, "index"), ~0U);
+  CHECK(mixed[2] == ((-407 + 3) * 0 - 3) % 7 + 100);  // -3 + 100
+  CHECK(mixed[20] == (262 * 4 - 1) % 7);              // 1047 % 7 = 4
 
   // a / b: b is 0 in lanes 2, 9, 16, 23, 30. The lowest active one fails, with evaluation's message; lanes where b
   // is 0 but that are off fail nothing.
@@ -650,16 +663,14 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
   for (int i = 0; i < 17; ++i) nested = "b + (" + nested + ")";
   const desc::Expression deep(nested, scope, {"test.yaml"}, "index");
   CHECK_FALSE(deep.vectorized());
-  deep.eval_lanes(scope, 0xFFFFFFFFU, out);
-  for (int lane = 0; lane < kWarpSize; ++lane)
-    CHECK(out[static_cast<std::size_t>(lane)] == deep.eval_lane(scope, lane));
+  (void)lanes_agree(deep, 0xFFFFFFFFU);
 
   // The ternary's jumps are left to evaluation lane by lane, with the same values.
   const desc::Expression pick("a > b ? a : b * 3", scope, {"test.yaml"}, "index");
   CHECK_FALSE(pick.vectorized());
-  pick.eval_lanes(scope, 0xFFFFFFFFU, out);
-  for (int lane = 0; lane < kWarpSize; ++lane)
-    CHECK(out[static_cast<std::size_t>(lane)] == pick.eval_lane(scope, lane));
+  const auto picked = lanes_agree(pick, 0xFFFFFFFFU);
+  CHECK(picked[2] == 0);     // a = -407 < b = 0: b * 3
+  CHECK(picked[20] == 259);  // a > b: a
 }
 
 TEST_CASE("a loop with the same bounds in every lane runs its lanes together and leaves other lanes' variable alone") {

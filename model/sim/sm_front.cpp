@@ -180,11 +180,7 @@ BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a)
   int n = 0;
   for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1)
     m_lanes[static_cast<std::size_t>(n++)] = static_cast<std::uint8_t>(std::countr_zero(m));
-  // One stretch of bytes: a single lane, lanes each `size` bytes on (gapless), or a compact record's lanes at most
-  // `size` apart (a broadcast: 0).
-  const bool run =
-      a.size() == 1 || (r.layout & kLayoutGapless) != 0 || ((r.layout & kLayoutCompact) != 0 && a[1] - a[0] <= r.size);
-  return shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes, run);
+  return shared_wavefronts({m_lanes.data(), a.size()}, a, r.size, m_spec.banks, m_spec.bank_bytes);
 }
 
 std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {

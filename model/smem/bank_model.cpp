@@ -79,19 +79,27 @@ BankResult run_wavefronts(std::span<const std::uint8_t> lanes, std::span<const s
   return r;
 }
 
+// Whether the addresses ascend at most `size` apart (a tile's row, a broadcast, one lane): the bytes of any run of
+// lanes are then one stretch of words. Scattered lanes fail at the first pair that jumps.
+bool one_stretch(std::span<const std::uint64_t> addresses, unsigned size) {
+  for (std::size_t i = 1; i < addresses.size(); ++i)
+    if (addresses[i] - addresses[i - 1] > size) return false;  // a descending pair wraps past `size` too
+  return true;
+}
+
 }  // namespace
 
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
-                             unsigned size, unsigned banks, unsigned bank_bytes, bool run) {
+                             unsigned size, unsigned banks, unsigned bank_bytes) {
   BankResult r;
   // Banks and their width are powers of two (arch validation): shifts and masks, not divisions.
   const auto shift = static_cast<unsigned>(std::countr_zero(bank_bytes));
   const std::uint64_t mask = banks - 1U;
-  if (run) {
+  if (one_stretch(addresses, size)) {
     r = run_wavefronts(lanes, addresses, size, shift, banks, size <= bank_bytes ? 32 : 16);
   } else if (size <= bank_bytes) {
-    // One phase: each bank's distinct words in a list of its own (no sort); an access straddling a word boundary
-    // touches two words.
+    // One phase: each bank's distinct words counted through a table of the words seen; an access straddling a word
+    // boundary touches two words.
     r.wavefronts = one_phase(addresses, size, shift, mask);
     r.ideal = addresses.empty() ? 0 : 1;
   } else {

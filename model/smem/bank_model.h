@@ -20,11 +20,10 @@ struct BankResult {
 };
 
 // `lanes`: lane index of each address (ascending); `addresses`: byte offsets in the shared window. `banks` and
-// `bank_bytes` are powers of two, as arch validation requires of shared_memory.banks and bank_width. `run`: the
-// caller knows the addresses ascend at most `size` apart (a row of a tile, a broadcast): the bytes of any run of lanes
-// are then one stretch of words, a bank's share of which is the stretch over the banks, rounded up, so no word is
-// looked at.
+// `bank_bytes` are powers of two, as arch validation requires of shared_memory.banks and bank_width. Lanes ascending
+// at most `size` apart (a row of a tile, a broadcast) cover one stretch of words a phase, whose most-loaded bank holds
+// the stretch over the banks, rounded up: counted so, without looking at each word.
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
-                             unsigned size, unsigned banks, unsigned bank_bytes, bool run = false);
+                             unsigned size, unsigned banks, unsigned bank_bytes);
 
 }  // namespace memhier
