@@ -181,13 +181,13 @@ TEST_CASE("set cache: a flush writes back the dirty lines in slot order, only th
   c.dirty(c.find(5)) = 0b0011;
   c.dirty(c.find(2)) = 0b1000;
   std::vector<std::pair<std::uint64_t, std::uint8_t>> written;
-  c.flush([&](std::uint64_t line, std::uint8_t dirty) { written.emplace_back(line, dirty); });
+  c.flush([&](std::uint64_t line, std::uint8_t dirty, bool) { written.emplace_back(line, dirty); });
   std::vector<std::pair<std::uint64_t, std::uint8_t>> expected{{5, 0b0011}, {2, 0b1000}};
   if (c.set_of(2) < c.set_of(5)) std::swap(expected[0], expected[1]);
   CHECK(written == expected);
   for (std::uint64_t line = 0; line < 8; ++line) CHECK(c.find(line) == SetCache::kNone);
   // Nothing is left to write back, and each set again takes two lines without evicting.
-  c.flush([&](std::uint64_t, std::uint8_t) { FAIL("a flushed cache wrote back"); });
+  c.flush([&](std::uint64_t, std::uint8_t, bool) { FAIL("a flushed cache wrote back"); });
   for (std::uint64_t line = 0; line < 16; ++line) {
     c.insert(line, L2Property::normal, ev);
     CHECK_FALSE(ev.valid);
@@ -579,8 +579,8 @@ L2Request partial_write(std::uint64_t line, std::uint32_t words) {
 // Two slices of one group, one a partition, each a single set of `ways` ways; replay() does what simulate()'s does.
 struct Group {
   explicit Group(std::uint32_t ways, std::uint32_t dirty_ways = 0, std::uint32_t partial_max = 0)
-      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 64, 2, dirty_ways, partial_max}),
-               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 64, 2, dirty_ways, partial_max})} {}
+      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 16, 64, 2, dirty_ways, partial_max}),
+               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 16, 64, 2, dirty_ways, partial_max})} {}
   void replay(const L2Request& r) {
     const std::uint32_t forward = r.home == r.from ? r.sectors : slices[r.from].near(r, c);
     if (forward != 0) slices[r.home].home(r, forward, r.home != r.from, c);

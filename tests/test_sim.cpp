@@ -210,6 +210,32 @@ TEST_CASE("DRAM fetch granularity: isolated sectors cost 64 bytes each, a coales
   CHECK(c.dram_write_bytes == 0);  // written lines stay in L2 at the end of the kernel
 }
 
+TEST_CASE("DRAM rows: a row opens once for an instruction's lines in one 1 KiB chunk, once for each scattered line") {
+  // One warp of 32 lanes loading a[index] from a 2 MiB-aligned array of `element`-byte elements, cold: every line
+  // misses L2 and fetches the 64-byte granules holding what the lanes read.
+  auto rows = [](int element, const std::string& index) {
+    SimCounters c = run(h100(), fmt::format(R"(kernel: rows
+launch: {{grid: 1, block: 32, registers: 16}}
+arrays:
+  a: {{element: {}, length: 1 << 26}}
+body:
+  - load: 'a[{}]'
+)",
+                                            element, index));
+    return std::pair{c.dram_row_misses, c.dram_row_hits};
+  };
+  using Rows = std::pair<std::uint64_t, std::uint64_t>;
+  // Floats 32 elements (a line) apart, lanes 0-7 (the rest repeat lane 0's): 8 lines of one 1 KiB chunk, a granule
+  // each: the first opens the row, the other 7 follow it.
+  CHECK(rows(4, "threadIdx.x % 8 * 32") == Rows{1, 7});
+  // Floats 4 MiB apart: 32 lines in 32 rows.
+  CHECK(rows(4, "threadIdx.x * (1 << 20)") == Rows{32, 0});
+  // float4s side by side: 512 bytes, 4 lines of one chunk, 8 granules: one row opened.
+  CHECK(rows(16, "threadIdx.x") == Rows{1, 7});
+  // Whole lines (8 float4 lanes each) 4 MiB apart: each line's second granule finds the row its first opened.
+  CHECK(rows(16, "threadIdx.x / 8 * (1 << 18) + threadIdx.x % 8") == Rows{4, 4});
+}
+
 TEST_CASE("L2 partitions: a far SM reads through a copy in its own partition, which its own writes keep") {
   // Two one-warp blocks land on SM 0 and SM 1, one per partition, so one of them is far from the line's home slice
   // whichever slice that is. Every load bypasses L1 (cg) so all of them reach L2.

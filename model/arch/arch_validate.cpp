@@ -159,6 +159,11 @@ void check_dram(const Arch& a, const Checker& c) {
   c.require(a.dram.effective_bandwidth <= a.dram.peak_bandwidth, "dram.effective_bandwidth",
             "cannot exceed dram.peak_bandwidth");
   c.positive(a.dram.latency_cycles, "dram.latency_cycles");
+  c.power_of_two(a.dram.row_bytes, "dram.row_bytes");
+  c.require(a.dram.row_bytes >= a.l2.line, "dram.row_bytes", "must hold at least one L2 line");
+  c.require(a.dram.banks >= 0, "dram.banks", "must not be negative");
+  c.require(a.dram.read_activation_rate >= 0, "dram.read_activation_rate", "must not be negative");
+  c.require(a.dram.write_activation_rate >= 0, "dram.write_activation_rate", "must not be negative");
   c.require(a.launch_overhead_seconds < 1e-3, "launch.overhead", "over 1ms is not a plausible launch overhead");
   c.require(a.launch_idle_overhead_seconds < 1e-3, "launch.idle_overhead",
             "over 1ms is not a plausible launch overhead");

@@ -45,6 +45,7 @@ class SectoredCache {
     std::uint32_t dirty = 0;  // dirty sector mask
     bool valid = false;
     std::uint32_t partial = 0;  // sectors written in part (SetCache only; see partial())
+    bool batched = false;       // SetCache only: see batched()
   };
 
   // Slot holding `line`, or kNone.

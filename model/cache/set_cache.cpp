@@ -18,11 +18,11 @@ std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2Property
   const std::uint32_t slot = base + (m_g.ways == kWideWays ? lowest_key<kWideWays>(keys, flip, kWideWays)
                                                            : lowest_key<0>(keys, flip, m_g.ways));
   if (m_tags[slot] != kNoLine) {
-    out = {m_tags[slot], m_dirty[slot], true, m_partial[slot]};
+    out = {m_tags[slot], m_dirty[slot], true, m_partial[slot], m_batched[slot] != 0};
     if (persisting(slot)) --m_persist[set];
   }
   m_tags[slot] = line;
-  m_valid[slot] = m_dirty[slot] = m_partial[slot] = 0;
+  m_valid[slot] = m_dirty[slot] = m_partial[slot] = m_batched[slot] = 0;
   m_words[slot] = 0;
   if (persist) ++m_persist[set];
   // Streaming lines enter as the least recently used, so they go first.

@@ -35,6 +35,7 @@ class SetCache {
         m_valid(std::size_t{g.sets} * g.ways, 0),
         m_dirty(std::size_t{g.sets} * g.ways, 0),
         m_partial(std::size_t{g.sets} * g.ways, 0),
+        m_batched(std::size_t{g.sets} * g.ways, 0),
         m_words(std::size_t{g.sets} * g.ways, 0),
         m_persist(g.sets, 0),
         m_touched((g.sets + 63) / 64, 0),
@@ -61,6 +62,9 @@ class SetCache {
   // Sectors written in part (dirty, not valid: some of their bytes are still only in DRAM) and, for those, the
   // 4-byte words written so far (bit 8s + w: word w of sector s; L2Request::words). The caller keeps them.
   [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return m_partial[slot]; }
+  // 1: a write to the line came from an instruction that wrote the line before it in its DRAM row too (L2Request::
+  // row_follows): its write-back joins that line's. The caller keeps it.
+  [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return m_batched[slot]; }
   [[nodiscard]] std::uint32_t& words(std::uint32_t slot) { return m_words[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
   [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
@@ -106,7 +110,7 @@ class SetCache {
       for (std::uint64_t bits = m_touched[word]; bits != 0; bits &= bits - 1) {
         const auto set = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
         for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
-          if (m_tags[w] != kNoLine && m_dirty[w] != 0) on_dirty(m_tags[w], m_dirty[w]);
+          if (m_tags[w] != kNoLine && m_dirty[w] != 0) on_dirty(m_tags[w], m_dirty[w], m_batched[w] != 0);
           clear(w);
         }
         m_persist[set] = 0;
@@ -180,7 +184,7 @@ class SetCache {
   void clear(std::uint32_t slot) {
     m_tags[slot] = kNoLine;
     m_keys[slot] = kFreeKey;
-    m_valid[slot] = m_dirty[slot] = m_partial[slot] = 0;
+    m_valid[slot] = m_dirty[slot] = m_partial[slot] = m_batched[slot] = 0;
     m_words[slot] = 0;
   }
   std::uint32_t next_stamp() {
@@ -194,7 +198,7 @@ class SetCache {
   std::uint32_t m_slices;
   std::vector<std::uint64_t> m_tags;
   std::vector<std::uint32_t> m_keys;
-  std::vector<std::uint8_t> m_valid, m_dirty, m_partial;
+  std::vector<std::uint8_t> m_valid, m_dirty, m_partial, m_batched;
   std::vector<std::uint32_t> m_words;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::vector<std::uint64_t> m_touched;  // a bit per set a line entered since the last flush

@@ -5,21 +5,42 @@
 
 namespace memhier {
 
-void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c) {
+void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c, bool batched) {
   (write ? c.dram_write_bytes : c.dram_read_bytes) += bytes;
-  std::uint64_t within = 0;
-  const std::uint64_t row = m_row.divide(address, within);
-  if (row == m_open_row)
+  if (batched) {  // the row its instruction's previous line opened
     ++c.dram_row_hits;
-  else
-    ++c.dram_row_misses;
-  m_open_row = row;
+    return;
+  }
+  std::uint64_t within = 0;
+  const std::uint64_t row = m_row.divide(address / m_spec.geometry.line_bytes, within);
+  // The row's bank (reads) or write-back entry: the high half of a multiplicative hash scaled to the table's size.
+  const std::uint64_t h = (row * 0x9E3779B97F4A7C15ULL) >> 32U;
+  if (write) {
+    WrittenRow& e = m_written_rows[static_cast<std::size_t>((h * m_written_rows.size()) >> 32U)];
+    const bool grouped = e.row == row && m_writebacks - e.at <= kWriteWindow;
+    e = {row, m_writebacks++};
+    if (grouped) {
+      ++c.dram_row_hits;
+    } else {
+      ++c.dram_row_misses;
+      ++c.dram_write_row_misses;
+    }
+    return;
+  }
+  std::uint64_t& open = m_open_rows[static_cast<std::size_t>((h * m_open_rows.size()) >> 32U)];
+  if (row == open) {
+    ++c.dram_row_hits;
+    return;
+  }
+  ++c.dram_row_misses;
+  open = row;
 }
 
 void L2Slice::flush(SimCounters& c) {
   const std::uint64_t line_bytes = m_spec.geometry.line_bytes;
-  m_cache.flush([&](std::uint64_t line, std::uint8_t dirty) {
-    dram(line * line_bytes, static_cast<std::uint64_t>(std::popcount(dirty)) * m_spec.geometry.sector_bytes, true, c);
+  m_cache.flush([&](std::uint64_t line, std::uint8_t dirty, bool batched) {
+    dram(line * line_bytes, static_cast<std::uint64_t>(std::popcount(dirty)) * m_spec.geometry.sector_bytes, true, c,
+         batched);
   });
   m_partials = 0;
   m_partial_order.clear();
@@ -28,8 +49,10 @@ void L2Slice::flush(SimCounters& c) {
 L2Slice::L2Slice(const L2SliceSpec& spec)
     : m_spec(spec),
       m_cache(spec.geometry, spec.slices),
+      m_open_rows(std::max<std::uint32_t>(spec.dram_banks, 1), ~std::uint64_t{0}),
+      m_written_rows(kWrittenRows),
       m_fetch_sectors(static_cast<unsigned>(spec.fetch_bytes / spec.geometry.sector_bytes)),
-      m_row(spec.dram_row_bytes) {
+      m_row(std::uint64_t{spec.slices} * std::max<std::uint64_t>(spec.dram_row_bytes / spec.geometry.line_bytes, 1)) {
   for (std::uint32_t s = 0; s < m_granules.size(); ++s) m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
   for (std::uint64_t n = 0; n < m_beats.size(); ++n)
     m_beats[n] = (n * spec.geometry.sector_bytes + spec.slice_width - 1) / spec.slice_width;
@@ -114,7 +137,7 @@ std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCoun
   m_partials -= static_cast<std::uint64_t>(std::popcount(ev.partial));  // written back with the rest of its dirty data
   if (ev.valid && ev.dirty != 0)                                        // a dirty line homed here goes back to DRAM
     dram(ev.line * m_spec.geometry.line_bytes,
-         static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c);
+         static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c, ev.batched);
   return slot;
 }
 
@@ -152,6 +175,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(m_cache.valid(slot));
     if (fresh != 0) write_words(slot, r.line, fresh, r.words);
     m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
+    m_cache.batched(slot) |= r.row_follows;
     if (was_clean) limit_dirty(r.set, slot, c);
     if (m_spec.partial_sectors_max != 0 && m_partials > m_spec.partial_sectors_max) fill_partials(c);
     return;
@@ -162,7 +186,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     const auto first = static_cast<unsigned>(std::countr_zero(fetch));
     const std::uint32_t gm = ((1U << group) - 1U) << first;
     fetch &= ~gm;
-    dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
+    dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c, r.row_follows != 0);
     end_partial(slot, gm);  // their written words merge with the fetched bytes
     m_cache.valid(slot) |= static_cast<std::uint8_t>(gm);
   }
@@ -185,9 +209,10 @@ void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c)
   if (old == SetCache::kNone) return;
   const CacheGeometry& g = m_spec.geometry;
   dram(m_cache.line(old) * g.line_bytes, static_cast<std::uint64_t>(std::popcount(m_cache.dirty(old))) * g.sector_bytes,
-       true, c);
+       true, c, m_cache.batched(old) != 0);
   end_partial(old, m_cache.partial(old));  // its written words are in DRAM now; the slice holds none of those sectors
   m_cache.dirty(old) = 0;
+  m_cache.batched(old) = 0;
 }
 
 void L2Slice::write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t sectors, std::uint32_t words) {

@@ -19,8 +19,25 @@
 // and fetched back whole (its fetch granule), clean (validate/results/h100-2026-11-24f: on the H100, 8 words a sector
 // written a word at a time with about 135 thousand sectors open at once read 29% of the data back from DRAM and wrote
 // as much again; with 4 thousand open, nothing). A line leaving the slice writes its dirty sectors, whole or not.
+//
+// DRAM rows: a slice fronts its share of the device's DRAM banks (dram.banks / slices), each keeping one row open.
+// The slice's lines fill its rows in address order, dram_row_bytes of them a row: lines slices x row / line apart in
+// the address space (the span in which the slice homes about a row's worth) share a row, whose bank a hash of the row
+// picks. A read of the row its bank has open is a row hit; any other opens its row (an activation). So a stream opens
+// a row per dram_row_bytes of each slice's lines, and a random 64-byte read one each. The hardware keeps a chunk of
+// dram_row_bytes of the address space in one row, which the slice hash (one line to a slice) scatters: a read that
+// the same warp instruction's previous line led into the same chunk (L2Request::row_follows) is served with that
+// line's activation (H100, validate/results/h100-2026-11-25/probe: runs of 4 granules at random places read within
+// 4% of a stream's time, runs of 2, one line, 8%).
+// Write-backs: the H100 writes a stream back at a stream's speed and random 64-byte writes at half of it (same probe);
+// the simulated L2 evicts a stream's lines out of row order (its set hash spreads a row's lines over sets, each
+// evicted when its own set fills), so a write-back counts as opening its row unless the slice wrote the same row back
+// within its last kWriteWindow write-backs (a direct-mapped table of kWrittenRows rows), or a write to the line came
+// from an instruction that wrote the line before it in its chunk (SetCache::batched). The timing model charges
+// activations against the arch's activation rates (timing.cpp).
 #include <array>
 #include <deque>
+#include <vector>
 
 #include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
@@ -33,7 +50,8 @@ struct L2SliceSpec {
   std::uint64_t fetch_bytes = 64;  // DRAM bytes per read miss, aligned
   int partition = 0;
   int partitions = 1;
-  std::uint64_t dram_row_bytes = 1024;
+  std::uint64_t dram_row_bytes = 1024;    // a bank's row
+  std::uint32_t dram_banks = 16;          // the banks this slice fronts, each with a row open
   std::uint64_t slice_width = 64;         // bytes per data-path beat
   std::uint32_t slices = 1;               // of the whole L2 (sets are placed over all of them: place_in_sets)
   std::uint32_t dirty_ways = 0;           // dirty lines a set may hold (more: the oldest is written back); 0: every way
@@ -58,7 +76,8 @@ class L2Slice {
   void drop_copy(const L2Request& r);
 
  private:
-  void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c);
+  // `batched`: a read the request's instruction made in a row it opened (L2Request::row_follows).
+  void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c, bool batched = false);
   // A slot for `line` with `property`; a dirty victim is written back.
   std::uint32_t allocate(const L2Request& r, L2Property property, SimCounters& c);
   // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector: from a table of every mask.
@@ -80,7 +99,16 @@ class L2Slice {
   SetCache m_cache;
   std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
-  std::uint64_t m_open_row = ~0ULL;
+  std::vector<std::uint64_t> m_open_rows;     // per bank: the row open (~0: none)
+  // Rows written back lately, direct-mapped by a hash of the row, with the write-back count when last written.
+  struct WrittenRow {
+    std::uint64_t row = ~std::uint64_t{0};
+    std::uint64_t at = 0;
+  };
+  static constexpr std::size_t kWrittenRows = 4096;
+  static constexpr std::uint64_t kWriteWindow = 1024;  // write-backs over which a row's are grouped
+  std::vector<WrittenRow> m_written_rows;
+  std::uint64_t m_writebacks = 0;
   // Partly written sectors: how many, and in the order they became so (entries go stale when their sector completes
   // or leaves; fill_partials() skips those).
   struct Partial {
@@ -91,7 +119,7 @@ class L2Slice {
   std::uint64_t m_partials = 0;
   std::deque<Partial> m_partial_order;
   unsigned m_fetch_sectors;  // sectors a DRAM fetch brings (fetch_bytes / sector bytes)
-  Divisor m_row;             // DRAM row of an address: address / dram_row_bytes
+  Divisor m_row;             // DRAM row of a line: line / (slices x lines a row)
 };
 
 }  // namespace memhier

@@ -30,9 +30,6 @@ namespace memhier {
 namespace {
 
 constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from descriptions' global heap
-// Row locality is counted on 1 KiB rows: the HBM2/HBM3 page size per pseudo-channel (JEDEC JESD235, JESD238). Every
-// shipped arch has HBM or GDDR with pages of at least that size; a DRAM page key in the arch would make it exact.
-constexpr std::uint64_t kDramRowBytes = 1024;
 // Waves are simulated in batches: each SM runs its blocks of all the batch's waves in a row, so its L1 state stays in
 // the host's caches, and each slice group then replays the batch's waves in a row. That is the order of wave by wave,
 // so the results are the same. A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32
@@ -118,11 +115,15 @@ Machine make_machine(const Arch& arch, int threads) {
   // The L2's limit shared evenly by its slices, at least one each.
   const auto partial_max = static_cast<std::uint32_t>(
       l2.partial_sectors_max <= 0 ? 0 : std::max(1, (l2.partial_sectors_max + l2.slices - 1) / l2.slices));
+  // The device's banks shared evenly by the slices (rounded, at least one each): each slice fronts its share.
+  const double banks = arch.dram.banks > 0 ? arch.dram.banks : 16.0 * arch.dram.channels;
+  const auto slice_banks = static_cast<std::uint32_t>(std::max(1.0, std::round(banks / l2.slices)));
   std::vector<std::optional<L2Slice>> built(static_cast<std::size_t>(l2.slices));
   parallel_for(threads, built.size(), [&](std::size_t s) {
     const int partition = static_cast<int>(s) % l2.partitions;
-    built[s].emplace(L2SliceSpec{g, l2.dram_fetch_granularity, partition, l2.partitions, kDramRowBytes, l2.slice_width,
-                                 static_cast<std::uint32_t>(l2.slices), dirty_ways, partial_max});
+    built[s].emplace(L2SliceSpec{g, l2.dram_fetch_granularity, partition, l2.partitions, arch.dram.row_bytes,
+                                 slice_banks, l2.slice_width, static_cast<std::uint32_t>(l2.slices), dirty_ways,
+                                 partial_max});
   });
   m.slices.reserve(built.size());
   for (std::optional<L2Slice>& slice : built) m.slices.push_back(std::move(*slice));
@@ -243,6 +244,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.shared_latency = cycles(arch.shared_memory.latency_cycles);
     spec.constant_latency = cycles(arch.constant_cache.latency_cycles);
     spec.async_copy_predicated_loads = static_cast<std::uint32_t>(arch.shared_memory.async_copy_predicated_loads);
+    spec.dram_row_line_shift = static_cast<unsigned>(std::countr_zero(arch.dram.row_bytes / kLineBytes));  // validated
     if (arch.constant_cache.associativity > 0) {  // validated: a power-of-two number of sets
       spec.constant_ways = static_cast<std::uint32_t>(arch.constant_cache.associativity);
       spec.constant_sets =

@@ -46,6 +46,9 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint
   r.op = op;
   r.property = p;
   r.words = words;
+  r.row_follows = m_sent_line != ~std::uint64_t{0} &&
+                  (m_sent_line >> m_spec.dram_row_line_shift) == (line >> m_spec.dram_row_line_shift);
+  m_sent_line = line;
 }
 
 template <typename F>
@@ -71,6 +74,7 @@ void SmFront::prefetch_l1_lines(std::uint32_t lines) {
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
   SimCounters& c = counters;
   m_cycle = cycle;
+  m_sent_line = ~std::uint64_t{0};
   m_last_cycle = std::max(m_last_cycle, cycle);
   ++c.warp_instructions;
   c.work += r.work;

@@ -36,6 +36,7 @@ struct SmFrontSpec {
   // The constant cache whose misses are counted (constant_ways 0: none); constant addresses / 2^shift are its lines.
   std::uint32_t constant_sets = 1, constant_ways = 0;
   unsigned constant_line_shift = 6;
+  unsigned dram_row_line_shift = 3;  // log2(lines of a DRAM row chunk: dram.row_bytes / 128)
 };
 
 class SmFront {
@@ -82,6 +83,7 @@ class SmFront {
   std::vector<L2Request>* m_out = nullptr;  // the current wave's list
   std::uint64_t m_requests = 0;
   std::uint64_t m_last_cycle = 0;
+  std::uint64_t m_sent_line = ~std::uint64_t{0};  // the line the instruction being issued sent last (~0: none yet)
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;
   SectoredCache m_l1;

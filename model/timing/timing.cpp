@@ -56,10 +56,29 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   // SM-local work is spread over `sms` SMs but the busiest holds ceil(blocks / SMs) blocks.
   const double tail = std::ceil(blocks / sms) * sms / blocks;
 
+  // DRAM: the bytes at the effective (streaming) bandwidth, and the rows the accesses open (l2_slice.h) at the arch's
+  // activation rates, reads and write-backs apart, the two as a k-norm with the arch's exponent (they overlap as the
+  // other activities do). H100, 256 MiB moved in runs of k 64-byte granules at random places
+  // (validate/probe/dram_locality.cu): reads take 1.44x a stream's time at k = 1, 1.08x at k = 2, at most 1.04x from
+  // k = 4; writes 1.96x, 1.13x and 1.01x. With the rates fitted at k = 1 the model predicts all 22 configurations
+  // within 7.4%, 2.0% on average (validate/results/h100-2026-11-25/probe, compare_dram_locality.py).
   const auto dram_bytes = static_cast<double>(c.dram_read_bytes + c.dram_write_bytes);
-  p.terms.push_back({"dram", safe_div(dram_bytes, arch.dram.effective_bandwidth),
-                     fmt::format("{} at {}", megabytes(c.dram_read_bytes + c.dram_write_bytes),
-                                 units::format_bandwidth(arch.dram.effective_bandwidth))});
+  const double dram_data = safe_div(dram_bytes, arch.dram.effective_bandwidth);
+  const auto write_rows = static_cast<double>(c.dram_write_row_misses);
+  const double read_rows = static_cast<double>(c.dram_row_misses) - write_rows;
+  const double dram_rows =
+      safe_div(read_rows, arch.dram.read_activation_rate) + safe_div(write_rows, arch.dram.write_activation_rate);
+  const double k = arch.overlap_exponent;
+  const double dram_seconds = std::pow(std::pow(dram_data, k) + std::pow(dram_rows, k), 1 / k);
+  const auto accesses = static_cast<double>(c.dram_row_hits + c.dram_row_misses);
+  p.terms.push_back({"dram", dram_seconds,
+                     dram_rows > 0
+                         ? fmt::format("{} at {}, {} rows opened ({:.0f}% of accesses)",
+                                       megabytes(c.dram_read_bytes + c.dram_write_bytes),
+                                       units::format_bandwidth(arch.dram.effective_bandwidth), c.dram_row_misses,
+                                       100 * safe_div(static_cast<double>(c.dram_row_misses), accesses))
+                         : fmt::format("{} at {}", megabytes(c.dram_read_bytes + c.dram_write_bytes),
+                                       units::format_bandwidth(arch.dram.effective_bandwidth))});
   // Each lookup (near and far ones alike) holds a slice for whole beats: scattered one-sector requests cost as much
   // slice time as two-sector ones (transpose_naive's stores, random gathers).
   const auto l2_bytes = static_cast<double>(c.l2_beats * arch.l2.slice_width);
@@ -154,7 +173,14 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const TimeTerm& lat = p.terms.back();
   p.warps_needed = safe_div(lat.seconds, throughput) * p.warps_per_sm;
   const double share = safe_div(binding->seconds, p.seconds);
-  if (p.bound == "dram") {
+  if (p.bound == "dram" && dram_rows > dram_data / 2) {
+    p.explanation = fmt::format(
+        "DRAM-bound: {} moved, {:.0f}% of the time; {:.0f}% of the DRAM accesses open a row (scattered accesses), "
+        "whose activations take {} beside the bytes' {}",
+        megabytes(c.dram_read_bytes + c.dram_write_bytes), 100 * share,
+        100 * safe_div(static_cast<double>(c.dram_row_misses), accesses), units::format_duration(dram_rows),
+        units::format_duration(dram_data));
+  } else if (p.bound == "dram") {
     p.explanation = fmt::format("DRAM-bound: {} moved, {:.0f}% of the time at the effective bandwidth",
                                 megabytes(c.dram_read_bytes + c.dram_write_bytes), 100 * share);
   } else if (p.bound == "shared") {

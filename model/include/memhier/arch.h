@@ -108,6 +108,11 @@ struct DramSpec {
   double peak_bandwidth = 0;       // bytes/s, from bus width and data rate
   double effective_bandwidth = 0;  // bytes/s, measured streaming
   double latency_cycles = 0;
+  // Row locality (model/l2/l2_slice.cpp): each bank keeps one row open; an access to another row activates it.
+  std::uint64_t row_bytes = 1024;   // a bank's row (page): HBM 1 KiB per pseudo-channel, GDDR6 2 KiB
+  int banks = 0;                    // banks of the whole device; 0: 16 a channel
+  double read_activation_rate = 0;  // rows reads can open a second, device-wide; 0: not a limit the model knows
+  double write_activation_rate = 0;
 };
 
 struct Arch {

@@ -60,7 +60,8 @@ struct SimCounters {
   std::uint64_t l2_partial_fills = 0;    // partly written sectors written to DRAM and fetched whole (l2_slice.h)
   // DRAM
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  std::uint64_t dram_row_hits = 0, dram_row_misses = 0;
+  std::uint64_t dram_row_hits = 0, dram_row_misses = 0;  // accesses to the row open in their bank, and the others
+  std::uint64_t dram_write_row_misses = 0;               // of the latter, write-backs
   // launch
   std::uint64_t warp_instructions = 0, barriers = 0, work = 0;
   std::uint64_t load_waits = 0;    // runs of independent loads a warp issues before it must wait (see run_sm)
