@@ -579,8 +579,8 @@ L2Request partial_write(std::uint64_t line, std::uint32_t words) {
 // Two slices of one group, one a partition, each a single set of `ways` ways; replay() does what simulate()'s does.
 struct Group {
   explicit Group(std::uint32_t ways, std::uint32_t dirty_ways = 0, std::uint32_t partial_max = 0)
-      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 16, 64, 2, dirty_ways, partial_max}),
-               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 16, 64, 2, dirty_ways, partial_max})} {}
+      : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 16, 0, 1, 64, 2, dirty_ways, partial_max}),
+               L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 16, 1, 1, 64, 2, dirty_ways, partial_max})} {}
   void replay(const L2Request& r) {
     const std::uint32_t forward = r.home == r.from ? r.sectors : slices[r.from].near(r, c);
     if (forward != 0) slices[r.home].home(r, forward, r.home != r.from, c);

@@ -236,6 +236,53 @@ body:
   CHECK(rows(16, "threadIdx.x / 8 * (1 << 18) + threadIdx.x % 8") == Rows{4, 4});
 }
 
+TEST_CASE("DRAM channels: each launch's bytes by channel add up to its DRAM bytes; one line's lie in one channel") {
+  const Arch arch = h100();
+  auto check_sums = [&](const KernelSim& k) {
+    REQUIRE(k.dram_channel_read_bytes.size() == 80);  // archs/h100.yaml dram.channels
+    REQUIRE(k.dram_channel_write_bytes.size() == 80);
+    std::uint64_t read = 0, written = 0;
+    for (std::size_t i = 0; i < 80; ++i) {
+      read += k.dram_channel_read_bytes[i];
+      written += k.dram_channel_write_bytes[i];
+    }
+    CHECK(read == k.counters.dram_read_bytes);
+    CHECK(written == k.counters.dram_write_bytes);
+  };
+  // Three launches, cold (each launch's write-backs of the previous one's lines are not its traffic) and warm.
+  for (const bool cold : {true, false}) {
+    CAPTURE(cold);
+    auto src = load_kernel_description(
+        std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "persisting_l2_window.yaml",
+        {{"n", "1 << 20"}, {"hot_n", "1 << 18"}});
+    SimOptions opt;
+    opt.flush_between_launches = cold;
+    const std::vector<KernelSim> runs = simulate(arch, *src, opt);
+    REQUIRE(runs.size() > 1);
+    for (const KernelSim& k : runs) check_sums(k);
+  }
+  // A stream over 64 MiB covers the 80 channels evenly: the busiest within 10% of the mean.
+  auto src = load_kernel_description(
+      std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "coalesced_copy.yaml", {{"n", "1 << 24"}});
+  const KernelSim copy = simulate(arch, *src, {}).at(0);
+  check_sums(copy);
+  CHECK(*std::max_element(copy.dram_channel_read_bytes.begin(), copy.dram_channel_read_bytes.end()) <
+        copy.counters.dram_read_bytes / 80 * 11 / 10);
+  // One warp reading one line: its two granules, 128 bytes, in one channel.
+  auto one = load_kernel_description_string(R"(kernel: one
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  a: {element: 4, length: 32}
+body:
+  - load: a[threadIdx.x]
+)",
+                                            "one.yaml", {});
+  const KernelSim line = simulate(arch, *one, {}).at(0);
+  check_sums(line);
+  CHECK(std::count(line.dram_channel_read_bytes.begin(), line.dram_channel_read_bytes.end(), 128) == 1);
+  CHECK(std::count(line.dram_channel_read_bytes.begin(), line.dram_channel_read_bytes.end(), 0) == 79);
+}
+
 TEST_CASE("L2 partitions: a far SM reads through a copy in its own partition, which its own writes keep") {
   // Two one-warp blocks land on SM 0 and SM 1, one per partition, so one of them is far from the line's home slice
   // whichever slice that is. Every load bypasses L1 (cg) so all of them reach L2.

@@ -7,14 +7,16 @@ namespace memhier {
 
 void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c, bool batched) {
   (write ? c.dram_write_bytes : c.dram_read_bytes) += bytes;
+  std::uint64_t within = 0;
+  const std::uint64_t row = m_row.divide(address / kLineBytes, within);  // simulate() refuses other line sizes
+  // The row's bank, and a write-back's entry: the high half of a multiplicative hash scaled to the table's size.
+  const std::uint64_t h = (row * 0x9E3779B97F4A7C15ULL) >> 32U;
+  const auto bank = static_cast<std::size_t>((h * m_open_rows.size()) >> 32U);
+  m_channel_bytes[m_bank_channel[bank]][write ? 1 : 0] += bytes;
   if (batched) {  // the row its instruction's previous line opened
     ++c.dram_row_hits;
     return;
   }
-  std::uint64_t within = 0;
-  const std::uint64_t row = m_row.divide(address / m_spec.geometry.line_bytes, within);
-  // The row's bank (reads) or write-back entry: the high half of a multiplicative hash scaled to the table's size.
-  const std::uint64_t h = (row * 0x9E3779B97F4A7C15ULL) >> 32U;
   if (write) {
     WrittenRow& e = m_written_rows[static_cast<std::size_t>((h * m_written_rows.size()) >> 32U)];
     const bool grouped = e.row == row && m_writebacks - e.at <= kWriteWindow;
@@ -27,13 +29,21 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
     }
     return;
   }
-  std::uint64_t& open = m_open_rows[static_cast<std::size_t>((h * m_open_rows.size()) >> 32U)];
+  std::uint64_t& open = m_open_rows[bank];
   if (row == open) {
     ++c.dram_row_hits;
     return;
   }
   ++c.dram_row_misses;
   open = row;
+}
+
+void L2Slice::take_channel_bytes(std::vector<std::uint64_t>& read, std::vector<std::uint64_t>& write) {
+  for (std::size_t i = 0; i < m_channel_bytes.size(); ++i) {
+    read[m_first_channel + i] += m_channel_bytes[i][0];
+    write[m_first_channel + i] += m_channel_bytes[i][1];
+    m_channel_bytes[i] = {0, 0};
+  }
 }
 
 void L2Slice::flush(SimCounters& c) {
@@ -54,6 +64,14 @@ L2Slice::L2Slice(const L2SliceSpec& spec)
       m_fetch_sectors(static_cast<unsigned>(spec.fetch_bytes / spec.geometry.sector_bytes)),
       m_row(std::uint64_t{spec.slices} * std::max<std::uint64_t>(spec.dram_row_bytes / spec.geometry.line_bytes, 1)) {
   for (std::uint32_t s = 0; s < m_granules.size(); ++s) m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
+  // Bank b of slice i is bank i x banks + b of the device, whose channel is its share of all banks times the channels.
+  const std::uint64_t banks = m_open_rows.size(), all = banks * std::max<std::uint32_t>(spec.slices, 1);
+  const std::uint64_t channels = std::max<std::uint32_t>(spec.dram_channels, 1);
+  m_first_channel = static_cast<std::uint32_t>(std::uint64_t{spec.index} * banks * channels / all);
+  for (std::uint64_t b = 0; b < banks; ++b)
+    m_bank_channel.push_back(
+        static_cast<std::uint32_t>((std::uint64_t{spec.index} * banks + b) * channels / all - m_first_channel));
+  m_channel_bytes.assign(m_bank_channel.back() + 1, {0, 0});
   for (std::uint64_t n = 0; n < m_beats.size(); ++n)
     m_beats[n] = (n * spec.geometry.sector_bytes + spec.slice_width - 1) / spec.slice_width;
 }

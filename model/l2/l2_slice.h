@@ -52,6 +52,8 @@ struct L2SliceSpec {
   int partitions = 1;
   std::uint64_t dram_row_bytes = 1024;    // a bank's row
   std::uint32_t dram_banks = 16;          // the banks this slice fronts, each with a row open
+  std::uint32_t index = 0;                // this slice's number among all `slices`
+  std::uint32_t dram_channels = 1;        // of the device: the slices' banks, numbered slice by slice, fill them
   std::uint64_t slice_width = 64;         // bytes per data-path beat
   std::uint32_t slices = 1;               // of the whole L2 (sets are placed over all of them: place_in_sets)
   std::uint32_t dirty_ways = 0;           // dirty lines a set may hold (more: the oldest is written back); 0: every way
@@ -72,6 +74,9 @@ class L2Slice {
   // The lookup in the requesting SM's own partition for a line homed elsewhere. Returns the sectors to forward to the
   // home slice (none when the copy holds every requested sector of a read).
   std::uint32_t near(const L2Request& r, SimCounters& c);
+  // Adds the DRAM bytes this slice moved since the last call, by channel, to `read` and `write` (dram_channels
+  // long), and forgets them.
+  void take_channel_bytes(std::vector<std::uint64_t>& read, std::vector<std::uint64_t>& write);
   // A write at home makes other partitions' copies stale.
   void drop_copy(const L2Request& r);
 
@@ -100,6 +105,11 @@ class L2Slice {
   std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
   std::vector<std::uint64_t> m_open_rows;     // per bank: the row open (~0: none)
+  // Per bank: its channel's place among the slice's channels (the first is m_first_channel); per such channel: bytes
+  // read and written.
+  std::vector<std::uint32_t> m_bank_channel;
+  std::uint32_t m_first_channel = 0;
+  std::vector<std::array<std::uint64_t, 2>> m_channel_bytes;
   // Rows written back lately, direct-mapped by a hash of the row, with the write-back count when last written.
   struct WrittenRow {
     std::uint64_t row = ~std::uint64_t{0};

@@ -122,8 +122,9 @@ Machine make_machine(const Arch& arch, int threads) {
   parallel_for(threads, built.size(), [&](std::size_t s) {
     const int partition = static_cast<int>(s) % l2.partitions;
     built[s].emplace(L2SliceSpec{g, l2.dram_fetch_granularity, partition, l2.partitions, arch.dram.row_bytes,
-                                 slice_banks, l2.slice_width, static_cast<std::uint32_t>(l2.slices), dirty_ways,
-                                 partial_max});
+                                 slice_banks, static_cast<std::uint32_t>(s),
+                                 static_cast<std::uint32_t>(arch.dram.channels), l2.slice_width,
+                                 static_cast<std::uint32_t>(l2.slices), dirty_ways, partial_max});
   });
   m.slices.reserve(built.size());
   for (std::optional<L2Slice>& slice : built) m.slices.push_back(std::move(*slice));
@@ -210,7 +211,14 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       if (launch.reset_persisting) s.demote_persisting();
       s.set_persisting_ways(persist_ways);
     }
-    if (options.flush_between_launches) total = {};  // write-backs of the previous launch are not this one's traffic
+    ks.dram_channel_read_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
+    ks.dram_channel_write_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
+    if (options.flush_between_launches) {  // write-backs of the previous launch are not this one's traffic
+      total = {};
+      for (L2Slice& s : machine.slices) s.take_channel_bytes(ks.dram_channel_read_bytes, ks.dram_channel_write_bytes);
+      std::fill(ks.dram_channel_read_bytes.begin(), ks.dram_channel_read_bytes.end(), 0);
+      std::fill(ks.dram_channel_write_bytes.begin(), ks.dram_channel_write_bytes.end(), 0);
+    }
     const PolicyMap policy(options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows);
     SmFrontSpec spec;
     spec.l1.line_bytes = arch.l1.line;
@@ -416,6 +424,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       l1s[s].emplace(sms[s]->release_l1());  // emptied when the next launch takes it
     }
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
+    for (L2Slice& s : machine.slices) s.take_channel_bytes(ks.dram_channel_read_bytes, ks.dram_channel_write_bytes);
     out.push_back(std::move(ks));
   }
   return out;

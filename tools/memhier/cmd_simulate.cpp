@@ -22,6 +22,17 @@ double pct(std::uint64_t part, std::uint64_t whole) {
 }
 double per(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
 
+// The busiest DRAM channel's bytes (read and written) over the mean channel's; 0 with no DRAM traffic.
+double channel_imbalance(const KernelSim& k) {
+  std::uint64_t busiest = 0, total = 0;
+  for (std::size_t i = 0; i < k.dram_channel_read_bytes.size(); ++i) {
+    const std::uint64_t bytes = k.dram_channel_read_bytes[i] + k.dram_channel_write_bytes[i];
+    busiest = std::max(busiest, bytes);
+    total += bytes;
+  }
+  return total == 0 ? 0.0 : per(busiest * k.dram_channel_read_bytes.size(), total);
+}
+
 // "base,bytes,hit_ratio[,hit_prop[,miss_prop]]": base in hex (0x...) or decimal, bytes with or without a unit.
 AccessPolicyWindow parse_window(const std::string& text) {
   std::vector<std::string> parts;
@@ -65,6 +76,7 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
   }
   const SimCounters& c = k.counters;
   return {{"arch", arch.name},
+          {"dram_channels", {{"read_bytes", k.dram_channel_read_bytes}, {"write_bytes", k.dram_channel_write_bytes}}},
           {"launch", launch_to_json(k.launch)},
           {"occupancy",
            {{"blocks_per_sm", k.occupancy.blocks_per_sm},
@@ -81,7 +93,8 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
                                     c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors)},
             {"l2_read_hit_rate_pct", pct(c.l2_read_hits, c.l2_read_sectors)},
             {"shared_ld_wavefronts_per_request", per(c.shared_ld_wavefronts, c.shared_ld_requests)},
-            {"dram_row_hit_rate_pct", pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses)}}}};
+            {"dram_row_hit_rate_pct", pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses)},
+            {"dram_channel_imbalance", channel_imbalance(k)}}}};
 }
 
 void print_human(const Arch& arch, const KernelSim& k) {
@@ -129,9 +142,11 @@ void print_human(const Arch& arch, const KernelSim& k) {
   row("L2", "atomics", 0, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)), "");
   row("L2", "reductions", 0, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)), "");
   t.print(std::cout);
-  std::cout << fmt::format("DRAM: {} read, {} written, row hit rate {:.1f}%\n\n", units::format_size(c.dram_read_bytes),
-                           units::format_size(c.dram_write_bytes),
-                           pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses));
+  std::cout << fmt::format(
+      "DRAM: {} read, {} written, row hit rate {:.1f}%, busiest of {} channels {:.2f}x their mean\n\n",
+      units::format_size(c.dram_read_bytes), units::format_size(c.dram_write_bytes),
+      pct(c.dram_row_hits, c.dram_row_hits + c.dram_row_misses), k.dram_channel_read_bytes.size(),
+      channel_imbalance(k));
 }
 
 }  // namespace

@@ -78,6 +78,10 @@ struct KernelSim {
   Occupancy occupancy;
   SimCounters counters;
   double achieved_warps_per_sm = 0;  // mean resident warps per SM over the waves, by instruction share
+  // DRAM bytes by channel (dram.channels of them): each L2 slice fronts a share of the banks, so of the channels
+  // (l2_slice.h). The GPU's address-to-channel hash is undocumented; the model's spreads lines evenly, so these show
+  // how evenly a kernel's DRAM traffic covers the channels, not a camping pattern of the GPU's own hash.
+  std::vector<std::uint64_t> dram_channel_read_bytes, dram_channel_write_bytes;
 };
 
 // One row of the metric table: our name, the ncu metric (empty when ncu has none), the field.
