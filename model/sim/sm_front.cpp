@@ -46,9 +46,12 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint
   r.op = op;
   r.property = p;
   r.words = words;
-  r.row_follows = m_sent_line != ~std::uint64_t{0} &&
-                  (m_sent_line >> m_spec.dram_row_line_shift) == (line >> m_spec.dram_row_line_shift);
-  m_sent_line = line;
+  // A read follows the line its instruction sent before; a write the line this SM wrote before, in whichever
+  // instruction (a stream's stores, one line a warp, come warp after warp).
+  std::uint64_t& before = op == L2Op::write ? m_written_line : m_sent_line;
+  r.row_follows =
+      before != ~std::uint64_t{0} && (before >> m_spec.dram_row_line_shift) == (line >> m_spec.dram_row_line_shift);
+  before = line;
 }
 
 template <typename F>

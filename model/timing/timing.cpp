@@ -58,10 +58,11 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
 
   // DRAM: the bytes at the effective (streaming) bandwidth, and the rows the accesses open (l2_slice.h) at the arch's
   // activation rates, reads and write-backs apart, the two as a k-norm with the arch's exponent (they overlap as the
-  // other activities do). H100, 256 MiB moved in runs of k 64-byte granules at random places
-  // (validate/probe/dram_locality.cu): reads take 1.44x a stream's time at k = 1, 1.08x at k = 2, at most 1.04x from
-  // k = 4; writes 1.96x, 1.13x and 1.01x. With the rates fitted at k = 1 the model predicts all 22 configurations
-  // within 7.4%, 2.0% on average (validate/results/h100-2026-11-25/probe, compare_dram_locality.py).
+  // other activities do). H100, 256 MiB moved in runs of k 64-byte granules at random places of 2 GiB
+  // (validate/probe/dram_locality.cu): reads take 1.44x a stream's time at k = 1, 1.08x at k = 2, at most 1.05x from
+  // k = 4; writes 1.96x, 1.13x and 1.02x. With the rates fitted at k = 1 the model predicts those and single granules
+  // within 256 MiB to 1 GiB, 28 configurations, within 7.1%, 1.7% on average (validate/results/h100-2026-11-25b/probe,
+  // compare_dram_locality.py).
   const auto dram_bytes = static_cast<double>(c.dram_read_bytes + c.dram_write_bytes);
   const double dram_data = safe_div(dram_bytes, arch.dram.effective_bandwidth);
   const auto write_rows = static_cast<double>(c.dram_write_row_misses);

@@ -3,7 +3,8 @@
 random places) with memhier's prediction of the same kernels (validate/probe/dram_locality/dram_locality.yaml).
 
 Usage: compare_dram_locality.py PROBE_DIR [MEMHIER] [--arch h100] [--max-error PERCENT]
-PROBE_DIR holds dram_locality.json (run_dram_locality.sh's output). The error of a configuration is predicted /
+PROBE_DIR holds dram_locality.json (run_dram_locality.sh's output; each configuration's runs fall in the first
+buffer_bytes of the buffer). The error of a configuration is predicted /
 measured - 1 of its median time; --max-error makes it exit 1 when the mean |error| exceeds PERCENT (the ctest
 dram_locality_probe)."""
 import argparse
@@ -15,9 +16,10 @@ import subprocess
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def predicted(memhier, arch, pattern, k):
+def predicted(memhier, arch, pattern, k, buffer_bytes):
     cmd = [memhier, "predict", str(HERE / "dram_locality" / "dram_locality.yaml"), "--arch", arch, "--json",
-           "--threads", "1", "--set", f"k={k}", "--set", f"write={1 if pattern == 'write' else 0}"]
+           "--threads", "1", "--set", f"k={k}", "--set", f"write={1 if pattern == 'write' else 0}",
+           "--set", f"buffer_mib={buffer_bytes >> 20}"]
     try:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as e:
@@ -36,10 +38,14 @@ def main():
     path = args.probe_dir / "dram_locality.json"
     if not path.is_file():
         raise SystemExit(f"compare_dram_locality: {path}: missing (run_dram_locality.sh writes it)")
-    results = json.loads(path.read_text())["results"]
+    probe = json.loads(path.read_text())
+    results = probe["results"]
+    for r in results:  # probes before the buffer sweep name one buffer for all
+        r.setdefault("buffer_bytes", probe["buffer_bytes"])
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        preds = list(pool.map(lambda r: predicted(args.memhier, args.arch, r["pattern"], r["run_granules"]), results))
-    print(f"{'pattern':7} {'k':>5} | {'measured us':>11} {'model us':>9} {'error':>7} | {'rows opened':>11} "
+        preds = list(pool.map(
+            lambda r: predicted(args.memhier, args.arch, r["pattern"], r["run_granules"], r["buffer_bytes"]), results))
+    print(f"{'pattern':7} {'k':>5} {'MiB':>5} | {'measured us':>11} {'model us':>9} {'error':>7} | {'rows opened':>11} "
           f"{'of accesses':>11}")
     errors = []
     for r, p in zip(results, preds):
@@ -48,7 +54,8 @@ def main():
         error = 100 * (model_us / r["median_us"] - 1)
         errors.append(abs(error))
         accesses = max(c["dram_row_hits"] + c["dram_row_misses"], 1)
-        print(f"{r['pattern']:7} {r['run_granules']:5d} | {r['median_us']:11.1f} {model_us:9.1f} {error:+6.1f}% | "
+        print(f"{r['pattern']:7} {r['run_granules']:5d} {r['buffer_bytes'] >> 20:5d} | {r['median_us']:11.1f} "
+              f"{model_us:9.1f} {error:+6.1f}% | "
               f"{c['dram_row_misses']:11d} {100 * c['dram_row_misses'] / accesses:10.1f}%")
     mean = sum(errors) / len(errors)
     print(f"mean |time error| {mean:.2f}% over {len(errors)} configurations, worst {max(errors):.1f}%")

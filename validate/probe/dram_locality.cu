@@ -9,11 +9,11 @@
 //   read   sum of the float4s (stored only if impossible for the data)
 //   write  each float4 stored
 // k = 1, 2, 4, ..., 1024: from a new DRAM row every granule (random 64-byte reads, as a large gather makes) to long
-// sequential runs (a stream). Each configuration: one warm-up launch, then `runs` launches timed alone with CUDA
-// events, each with its own seed (another set of rows: the L2 keeps nothing for the next). Under ncu (runs = 1) the
-// bytes each moved.
-// Usage: dram_locality [runs] (default 7). Output: one JSON object on stdout.
-// Build: nvcc -O2 -arch=sm_90 -I../../model/include dram_locality.cu -o dram_locality
+// sequential runs (a stream); then k = 1 over the buffer's first 256 MiB, 512 MiB and 1 GiB (rows nearer together).
+// Each configuration: one warm-up launch, then `runs` launches timed alone with CUDA events, each with its own seed
+// (another set of rows: the L2 keeps nothing for the next). Under ncu (runs = 1) the bytes each moved. Usage:
+// dram_locality [runs] (default 7). Output: one JSON object on stdout. Build: nvcc -O2 -arch=sm_90
+// -I../../model/include dram_locality.cu -o dram_locality
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   constexpr long long kBuffer = 2LL << 30, kBytes = 256LL << 20;
-  constexpr long long kGranules = kBuffer / 64, kThreads = kBytes / 16;
+  constexpr long long kThreads = kBytes / 16;
   float4* a = nullptr;
   float* sink = nullptr;
   CHECK(cudaMalloc(&a, kBuffer));
@@ -77,32 +77,43 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&stop));
   std::printf("{\n  \"buffer_bytes\": %lld, \"bytes\": %lld, \"block\": %d, \"runs\": %d,\n  \"results\": [\n", kBuffer,
               kBytes, threads, runs);
+  // Run lengths 1 to 1024 over the whole buffer, then single granules over its first 256 MiB to 1 GiB (how far the
+  // rows of scattered accesses lie apart).
+  struct Config {
+    const char* pattern;
+    long long k, buffer;
+  };
+  std::vector<Config> configs;
+  for (const char* pattern : {"read", "write"})
+    for (long long k = 1; k <= 1024; k *= 2) configs.push_back({pattern, k, kBuffer});
+  for (const char* pattern : {"read", "write"})
+    for (long long mib = 256; mib < kBuffer >> 20; mib *= 2) configs.push_back({pattern, 1, mib << 20});
   bool first = true;
   unsigned long long seed = 1;
-  for (const char* pattern : {"read", "write"}) {
-    for (long long k = 1; k <= 1024; k *= 2) {
-      std::vector<float> us;
-      for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
-        CHECK(cudaEventRecord(start));
-        if (pattern[0] == 'r')
-          dram_read<<<blocks, threads>>>(a, kThreads, k, kGranules, seed, sink);
-        else
-          dram_write<<<blocks, threads>>>(a, kThreads, k, kGranules, seed);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaGetLastError());
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (r > 0) us.push_back(ms * 1000.0F);
-        ++seed;
-      }
-      std::sort(us.begin(), us.end());
-      std::printf(
-          "%s    {\"pattern\": \"%s\", \"run_granules\": %lld, \"median_us\": %.3f, \"min_us\": %.3f, "
-          "\"max_us\": %.3f}",
-          first ? "" : ",\n", pattern, k, us[us.size() / 2], us.front(), us.back());
-      first = false;
+  for (const Config& config : configs) {
+    const char* pattern = config.pattern;
+    const long long k = config.k, granules = config.buffer / 64;
+    std::vector<float> us;
+    for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
+      CHECK(cudaEventRecord(start));
+      if (pattern[0] == 'r')
+        dram_read<<<blocks, threads>>>(a, kThreads, k, granules, seed, sink);
+      else
+        dram_write<<<blocks, threads>>>(a, kThreads, k, granules, seed);
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      CHECK(cudaGetLastError());
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (r > 0) us.push_back(ms * 1000.0F);
+      ++seed;
     }
+    std::sort(us.begin(), us.end());
+    std::printf(
+        "%s    {\"pattern\": \"%s\", \"run_granules\": %lld, \"buffer_bytes\": %lld, \"median_us\": %.3f, "
+        "\"min_us\": %.3f, \"max_us\": %.3f}",
+        first ? "" : ",\n", pattern, k, config.buffer, us[us.size() / 2], us.front(), us.back());
+    first = false;
   }
   std::printf("\n  ]\n}\n");
   CHECK(cudaFree(a));
