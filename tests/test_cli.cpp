@@ -301,6 +301,38 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   CHECK(cross.out.find("b200,transpose_padded") != std::string::npos);
 }
 
+TEST_CASE("8.5 calibrate scales DRAM bandwidth and both activation rates by one factor (the DRAM term's norm)") {
+  // The eighth H100 run's committed report with its DRAM-bound cases "measured" 30% slower: the fit slows DRAM.
+  std::ifstream in(kArchs + "/../validate/results/h100-2026-11-24d/report/report.json");
+  nlohmann::json report = nlohmann::json::parse(in);
+  for (auto& c : report["cases"])
+    if (c["described"]["bound"] == "dram") c["measured_s"] = c["measured_s"].get<double>() * 1.3;
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string slow = (dir / fmt::format("memhier_slow_{}.json", getpid())).string();
+  const std::string out = (dir / fmt::format("memhier_fit_{}.yaml", getpid())).string();
+  std::ofstream(slow) << report.dump();
+  Result cal = memhier(fmt::format("calibrate --arch h100 --measurements {} -o {}", slow, out));
+  REQUIRE(cal.rc == 0);
+  // "dram.KEY: BEFORE -> AFTER ..." lines, 3 significant digits each.
+  auto ratio = [&](const std::string& key) {
+    const auto at = cal.out.find("dram." + key + ": ");
+    REQUIRE(at != std::string::npos);
+    std::istringstream line(cal.out.substr(at + key.size() + 7));
+    double before = 0, after = 0;
+    std::string arrow;
+    line >> before >> arrow >> after;
+    CHECK(arrow == "->");
+    return after / before;
+  };
+  const double bandwidth = ratio("effective_bandwidth");
+  CHECK(bandwidth < 0.9);  // the fit slowed it
+  CHECK(ratio("read_activation_rate") == doctest::Approx(bandwidth).epsilon(0.01));
+  CHECK(ratio("write_activation_rate") == doctest::Approx(bandwidth).epsilon(0.01));
+  CHECK(memhier("archs check " + out).rc == 0);
+  std::filesystem::remove(out);
+  std::filesystem::remove(slow);
+}
+
 TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses bad usage") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / fmt::format("memhier_validate_{}", getpid());

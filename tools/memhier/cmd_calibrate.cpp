@@ -107,23 +107,29 @@ int run_calibrate(const std::vector<std::string>& args) {
     double unit_scale;
   };
   const Target targets[] = {
+      // The DRAM term is a k-norm of the bytes' time and the row activations' (timing.cpp): scaling the bandwidth and
+      // both activation rates together scales it exactly.
       {"dram", "dram", "effective_bandwidth", arch.dram.effective_bandwidth, "TB/s", 1e12},
+      {"dram", "dram", "read_activation_rate", arch.dram.read_activation_rate, "", 1},
+      {"dram", "dram", "write_activation_rate", arch.dram.write_activation_rate, "", 1},
       {"l2", "l2", "bandwidth", arch.l2.bandwidth, "TB/s", 1e12},
       {"l1", "l1", "bandwidth_per_sm", arch.l1.bandwidth_bytes_per_clock, "B/clk", 1},
       {"shared", "shared_memory", "bandwidth_per_sm", arch.shared_memory.bandwidth_bytes_per_clock, "B/clk", 1},
   };
+  std::string kept;  // the last resource whose non-positive scale was reported
   for (const Target& t : targets) {
     auto it = fit.scale.find(t.resource);
-    if (it == fit.scale.end()) continue;
+    if (it == fit.scale.end() || t.value == 0) continue;  // no such limit in the arch (activation rates are optional)
     if (it->second <= 0) {
-      std::cout << fmt::format("{}: fit gave a non-positive scale; kept\n", t.resource);
+      if (kept != t.resource) std::cout << fmt::format("{}: fit gave a non-positive scale; kept\n", t.resource);
+      kept = t.resource;
       continue;
     }
     const double fitted = t.value / it->second / t.unit_scale;
     replace_arch_value(text, t.section, t.key, fmt::format("{:.3g}{}", fitted, t.unit),
                        fmt::format("{} ({} cases bound by it)", tag, fit.cases.at(t.resource)));
-    std::cout << fmt::format("{}.{}: {:.3g} -> {:.3g} {} ({} cases)\n", t.section, t.key, t.value / t.unit_scale,
-                             fitted, t.unit, fit.cases.at(t.resource));
+    std::cout << fmt::format("{}.{}: {:.3g} -> {:.3g}{}{} ({} cases)\n", t.section, t.key, t.value / t.unit_scale,
+                             fitted, *t.unit != '\0' ? " " : "", t.unit, fit.cases.at(t.resource));
   }
   std::string residuals =
       fmt::format("# Calibration ({}): RMS relative error {:.1f}% -> {:.1f}% over {} cases. Residuals:\n", tag,
