@@ -235,6 +235,12 @@ void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c)
 
 void L2Slice::write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t sectors, std::uint32_t words) {
   std::uint8_t& partial = m_cache.partial(slot);
+  // The common case, a stream's stores: every sector written whole and none written in part before (so none holds
+  // words): they become valid and nothing else changes.
+  if ((partial & sectors) == 0 && (full_sectors(words) & sectors) == sectors) {
+    m_cache.valid(slot) |= static_cast<std::uint8_t>(sectors);
+    return;
+  }
   std::uint32_t& held = m_cache.words(slot);
   for (std::uint32_t left = sectors; left != 0; left &= left - 1) {
     const auto s = static_cast<std::uint32_t>(std::countr_zero(left));
