@@ -13,7 +13,7 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
   const std::uint64_t h = (row * 0x9E3779B97F4A7C15ULL) >> 32U;
   const auto bank = static_cast<std::size_t>((h * m_open_rows.size()) >> 32U);
   m_channel_bytes[m_bank_channel[bank]][write ? 1 : 0] += bytes;
-  if (batched) {  // the row its instruction's previous line opened
+  if (batched) {  // a row its warp instruction's previous line (a read) or its SM's previous write opened
     ++c.dram_row_hits;
     return;
   }

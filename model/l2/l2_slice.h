@@ -83,7 +83,8 @@ class L2Slice {
   void drop_copy(const L2Request& r);
 
  private:
-  // `batched`: a read the request's instruction made in a row it opened (L2Request::row_follows).
+  // `batched`: an access in a row its instruction's previous line opened (a read with L2Request::row_follows) or
+  // the SM's previous write did (a write-back of a line with SetCache::batched): no activation of its own.
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c, bool batched = false);
   // A slot for `line` with `property`; a dirty victim is written back.
   std::uint32_t allocate(const L2Request& r, L2Property property, SimCounters& c);

@@ -32,8 +32,9 @@ struct L2Request {
   // A write's 4-byte words written whole: bit 8s + w is word w of sector s (SmFront::written_words); 0 otherwise.
   // The L2 keeps a sector written in part (some words) apart from whole ones (l2_slice.h).
   std::uint32_t words = 0;
-  // 1: the warp instruction sent the line before this one too, in the same DRAM row (a dram.row_bytes chunk of the
-  // address space): if both go to DRAM, the controller serves them with one activation (l2_slice.h).
+  // 1: a read whose warp instruction sent the line before this one, or a write whose SM wrote the line before it, in
+  // the same DRAM row (a dram.row_bytes chunk of the address space): the controller serves both with one activation
+  // (l2_slice.h).
   std::uint8_t row_follows = 0;
 };
 static_assert(sizeof(L2Request) == 32);
