@@ -152,6 +152,13 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(key_of("  partial_sectors_max: 102400 ", "  partial_sectors_max: -1 ") == "l2.partial_sectors_max");
   CHECK(key_of("  miss_merge_sms: 2 ", "  miss_merge_sms: 4 ") == "l1.miss_merge_sms");
   CHECK(key_of("  effective_bandwidth: 2.78TB/s", "  effective_bandwidth: 4TB/s") == "dram.effective_bandwidth");
+  CHECK(key_of("  row_bytes: 1KiB", "  row_bytes: 64B") == "dram.row_bytes");
+  CHECK(key_of("  row_bytes: 1KiB", "  row_bytes: 3KiB") == "dram.row_bytes");
+  CHECK(key_of("  row_bytes: 1KiB", "  row_bytes: 1TiB") == "dram.row_bytes");
+  CHECK(key_of("  banks: 2560", "  banks: 100000000") == "dram.banks");
+  CHECK(key_of("  channels: 80", "  channels: 100000000") == "dram.channels");
+  CHECK(key_of("  read_activation_rate: 35.2e9", "  read_activation_rate: -1") == "dram.read_activation_rate");
+  CHECK(key_of("  write_activation_rate: 24.0e9", "  write_activation_rate: -1") == "dram.write_activation_rate");
   CHECK(key_of("  max_threads_per_sm: 2048", "  max_threads_per_sm: 2000") == "sm.max_threads_per_sm");
   CHECK(key_of("  far_latency_cycles: 305", "  far_latency_cycles: 100") == "l2.far_latency_cycles");
   CHECK(key_of("  dram_fetch_granularity: 64B", "  dram_fetch_granularity: 256B") == "l2.dram_fetch_granularity");

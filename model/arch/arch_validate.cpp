@@ -154,14 +154,17 @@ void check_dram(const Arch& a, const Checker& c) {
   c.positive(static_cast<double>(a.dram.size), "dram.size");
   c.positive(a.dram.bus_width_bits, "dram.bus_width_bits");
   c.positive(a.dram.channels, "dram.channels");
+  // The simulator keeps a row per bank and counts bytes per channel: bounds far past any GPU's keep both small.
+  c.require(a.dram.channels <= (1 << 20), "dram.channels", "at most 1048576");
   c.positive(a.dram.peak_bandwidth, "dram.peak_bandwidth");
   c.positive(a.dram.effective_bandwidth, "dram.effective_bandwidth");
   c.require(a.dram.effective_bandwidth <= a.dram.peak_bandwidth, "dram.effective_bandwidth",
             "cannot exceed dram.peak_bandwidth");
   c.positive(a.dram.latency_cycles, "dram.latency_cycles");
   c.power_of_two(a.dram.row_bytes, "dram.row_bytes");
-  c.require(a.dram.row_bytes >= a.l2.line, "dram.row_bytes", "must hold at least one L2 line");
-  c.require(a.dram.banks >= 0, "dram.banks", "must not be negative");
+  c.require(a.dram.row_bytes >= a.l2.line && a.dram.row_bytes <= (std::uint64_t{1} << 20), "dram.row_bytes",
+            "must hold at least one L2 line, and at most 1 MiB");
+  c.require(a.dram.banks >= 0 && a.dram.banks <= (1 << 24), "dram.banks", "must be in 0..16777216");
   c.require(a.dram.read_activation_rate >= 0, "dram.read_activation_rate", "must not be negative");
   c.require(a.dram.write_activation_rate >= 0, "dram.write_activation_rate", "must not be negative");
   c.require(a.launch_overhead_seconds < 1e-3, "launch.overhead", "over 1ms is not a plausible launch overhead");

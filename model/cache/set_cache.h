@@ -62,8 +62,8 @@ class SetCache {
   // Sectors written in part (dirty, not valid: some of their bytes are still only in DRAM) and, for those, the
   // 4-byte words written so far (bit 8s + w: word w of sector s; L2Request::words). The caller keeps them.
   [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return m_partial[slot]; }
-  // 1: a write to the line came from an instruction that wrote the line before it in its DRAM row too (L2Request::
-  // row_follows): its write-back joins that line's. The caller keeps it.
+  // 1: a write to the line followed its SM's write of another line of its DRAM row chunk (L2Request::row_follows):
+  // its write-back joins that line's. The caller keeps it.
   [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return m_batched[slot]; }
   [[nodiscard]] std::uint32_t& words(std::uint32_t slot) { return m_words[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
