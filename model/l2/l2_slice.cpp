@@ -12,7 +12,7 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
   // The row's bank, and a write-back's entry: the high half of a multiplicative hash scaled to the table's size.
   const std::uint64_t h = (row * 0x9E3779B97F4A7C15ULL) >> 32U;
   const auto bank = static_cast<std::size_t>((h * m_open_rows.size()) >> 32U);
-  m_channel_bytes[m_bank_channel[bank]][write ? 1 : 0] += bytes;
+  m_bank_bytes[bank][write ? 1 : 0] += bytes;
   if (batched) {  // a row its warp instruction's previous line (a read) or its SM's previous write opened
     ++c.dram_row_hits;
     return;
@@ -39,10 +39,10 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
 }
 
 void L2Slice::take_channel_bytes(std::vector<std::uint64_t>& read, std::vector<std::uint64_t>& write) {
-  for (std::size_t i = 0; i < m_channel_bytes.size(); ++i) {
-    read[m_first_channel + i] += m_channel_bytes[i][0];
-    write[m_first_channel + i] += m_channel_bytes[i][1];
-    m_channel_bytes[i] = {0, 0};
+  for (std::size_t b = 0; b < m_bank_bytes.size(); ++b) {
+    read[m_bank_channel[b]] += m_bank_bytes[b][0];
+    write[m_bank_channel[b]] += m_bank_bytes[b][1];
+    m_bank_bytes[b] = {0, 0};
   }
 }
 
@@ -67,11 +67,9 @@ L2Slice::L2Slice(const L2SliceSpec& spec)
   // Bank b of slice i is bank i x banks + b of the device, whose channel is its share of all banks times the channels.
   const std::uint64_t banks = m_open_rows.size(), all = banks * std::max<std::uint32_t>(spec.slices, 1);
   const std::uint64_t channels = std::max<std::uint32_t>(spec.dram_channels, 1);
-  m_first_channel = static_cast<std::uint32_t>(std::uint64_t{spec.index} * banks * channels / all);
   for (std::uint64_t b = 0; b < banks; ++b)
-    m_bank_channel.push_back(
-        static_cast<std::uint32_t>((std::uint64_t{spec.index} * banks + b) * channels / all - m_first_channel));
-  m_channel_bytes.assign(m_bank_channel.back() + 1, {0, 0});
+    m_bank_channel.push_back(static_cast<std::uint32_t>((std::uint64_t{spec.index} * banks + b) * channels / all));
+  m_bank_bytes.assign(banks, {0, 0});
   for (std::uint64_t n = 0; n < m_beats.size(); ++n)
     m_beats[n] = (n * spec.geometry.sector_bytes + spec.slice_width - 1) / spec.slice_width;
 }

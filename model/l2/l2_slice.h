@@ -108,11 +108,9 @@ class L2Slice {
   std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
   std::vector<std::uint64_t> m_open_rows;     // per bank: the row open (~0: none)
-  // Per bank: its channel's place among the slice's channels (the first is m_first_channel); per such channel: bytes
-  // read and written.
+  // Per bank: its channel, and the bytes read and written there since take_channel_bytes().
   std::vector<std::uint32_t> m_bank_channel;
-  std::uint32_t m_first_channel = 0;
-  std::vector<std::array<std::uint64_t, 2>> m_channel_bytes;
+  std::vector<std::array<std::uint64_t, 2>> m_bank_bytes;
   // Rows written back lately, direct-mapped by a hash of the row, with the write-back count when last written.
   struct WrittenRow {
     std::uint64_t row = ~std::uint64_t{0};

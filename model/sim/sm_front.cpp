@@ -47,11 +47,11 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint
   r.property = p;
   r.words = words;
   // A read follows the line its instruction sent before; a write the line this SM wrote before, in whichever
-  // instruction (a stream's stores, one line a warp, come warp after warp).
-  std::uint64_t& before = op == L2Op::write ? m_written_line : m_sent_line;
-  r.row_follows =
-      before != ~std::uint64_t{0} && (before >> m_spec.dram_row_line_shift) == (line >> m_spec.dram_row_line_shift);
-  before = line;
+  // instruction (a stream's stores, one line a warp, come warp after warp). No line is in chunk ~0.
+  std::uint64_t& before = op == L2Op::write ? m_written_chunk : m_sent_chunk;
+  const std::uint64_t chunk = line >> m_spec.dram_row_line_shift;
+  r.row_follows = before == chunk;
+  before = chunk;
 }
 
 template <typename F>
@@ -77,7 +77,7 @@ void SmFront::prefetch_l1_lines(std::uint32_t lines) {
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
   SimCounters& c = counters;
   m_cycle = cycle;
-  m_sent_line = ~std::uint64_t{0};
+  m_sent_chunk = ~std::uint64_t{0};
   m_last_cycle = std::max(m_last_cycle, cycle);
   ++c.warp_instructions;
   c.work += r.work;

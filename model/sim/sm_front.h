@@ -83,8 +83,10 @@ class SmFront {
   std::vector<L2Request>* m_out = nullptr;  // the current wave's list
   std::uint64_t m_requests = 0;
   std::uint64_t m_last_cycle = 0;
-  std::uint64_t m_sent_line = ~std::uint64_t{0};     // the line the instruction being issued sent last (~0: none)
-  std::uint64_t m_written_line = ~std::uint64_t{0};  // the line this SM's last write request was for (~0: none)
+  // DRAM row chunks (line >> dram_row_line_shift) of the line the instruction being issued sent last, and of the line
+  // this SM's last write request was for (~0: none).
+  std::uint64_t m_sent_chunk = ~std::uint64_t{0};
+  std::uint64_t m_written_chunk = ~std::uint64_t{0};
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;
   SectoredCache m_l1;
