@@ -37,6 +37,7 @@
 // row back within its last kWriteWindow write-backs (a direct-mapped table of kWrittenRows rows). A longer window
 // takes random writes within 256 MiB for grouped ones (1024: 16% faster than measured), a shorter one misses more of
 // a stream's. The timing model charges activations against the arch's activation rates (timing.cpp).
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <vector>
@@ -79,6 +80,8 @@ class L2Slice {
   // Adds the DRAM bytes this slice moved since the last call, by channel, to `read` and `write` (dram_channels
   // long), and forgets them.
   void take_channel_bytes(std::vector<std::uint64_t>& read, std::vector<std::uint64_t>& write);
+  // Forgets them (a flush's write-backs, which are no launch's traffic).
+  void forget_channel_bytes() { std::fill(m_bank_bytes.begin(), m_bank_bytes.end(), std::array<std::uint64_t, 2>{}); }
   // A write at home makes other partitions' copies stale.
   void drop_copy(const L2Request& r);
 

@@ -211,14 +211,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       if (launch.reset_persisting) s.demote_persisting();
       s.set_persisting_ways(persist_ways);
     }
-    ks.dram_channel_read_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
-    ks.dram_channel_write_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
     if (options.flush_between_launches) {  // write-backs of the previous launch are not this one's traffic
       total = {};
-      for (L2Slice& s : machine.slices) s.take_channel_bytes(ks.dram_channel_read_bytes, ks.dram_channel_write_bytes);
-      std::fill(ks.dram_channel_read_bytes.begin(), ks.dram_channel_read_bytes.end(), 0);
-      std::fill(ks.dram_channel_write_bytes.begin(), ks.dram_channel_write_bytes.end(), 0);
+      for (L2Slice& s : machine.slices) s.forget_channel_bytes();
     }
+    ks.dram_channel_read_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
+    ks.dram_channel_write_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
     const PolicyMap policy(options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows);
     SmFrontSpec spec;
     spec.l1.line_bytes = arch.l1.line;

@@ -71,15 +71,13 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
       safe_div(read_rows, arch.dram.read_activation_rate) + safe_div(write_rows, arch.dram.write_activation_rate);
   const double k = arch.overlap_exponent;
   const double dram_seconds = std::pow(std::pow(dram_data, k) + std::pow(dram_rows, k), 1 / k);
-  const auto accesses = static_cast<double>(c.dram_row_hits + c.dram_row_misses);
-  p.terms.push_back({"dram", dram_seconds,
-                     dram_rows > 0
-                         ? fmt::format("{} at {}, {} rows opened ({:.0f}% of accesses)",
-                                       megabytes(c.dram_read_bytes + c.dram_write_bytes),
-                                       units::format_bandwidth(arch.dram.effective_bandwidth), c.dram_row_misses,
-                                       100 * safe_div(static_cast<double>(c.dram_row_misses), accesses))
-                         : fmt::format("{} at {}", megabytes(c.dram_read_bytes + c.dram_write_bytes),
-                                       units::format_bandwidth(arch.dram.effective_bandwidth))});
+  const double rows_opened =
+      100 * safe_div(static_cast<double>(c.dram_row_misses), static_cast<double>(c.dram_row_hits + c.dram_row_misses));
+  const std::string moved = megabytes(c.dram_read_bytes + c.dram_write_bytes);
+  std::string dram_detail = fmt::format("{} at {}", moved, units::format_bandwidth(arch.dram.effective_bandwidth));
+  if (dram_rows > 0)
+    dram_detail += fmt::format(", {} rows opened ({:.0f}% of accesses)", c.dram_row_misses, rows_opened);
+  p.terms.push_back({"dram", dram_seconds, dram_detail});
   // Each lookup (near and far ones alike) holds a slice for whole beats: scattered one-sector requests cost as much
   // slice time as two-sector ones (transpose_naive's stores, random gathers).
   const auto l2_bytes = static_cast<double>(c.l2_beats * arch.l2.slice_width);
@@ -176,14 +174,12 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const double share = safe_div(binding->seconds, p.seconds);
   if (p.bound == "dram" && dram_rows > dram_data / 2) {
     p.explanation = fmt::format(
-        "DRAM-bound: {} moved, {:.0f}% of the time; {:.0f}% of the DRAM accesses open a row (scattered accesses), "
-        "whose activations take {} beside the bytes' {}",
-        megabytes(c.dram_read_bytes + c.dram_write_bytes), 100 * share,
-        100 * safe_div(static_cast<double>(c.dram_row_misses), accesses), units::format_duration(dram_rows),
-        units::format_duration(dram_data));
+        "DRAM-bound: {} moved, {:.0f}% of the time; {:.0f}% of the DRAM accesses open a row (scattered accesses or "
+        "write-backs), whose activations take {} beside the bytes' {}",
+        moved, 100 * share, rows_opened, units::format_duration(dram_rows), units::format_duration(dram_data));
   } else if (p.bound == "dram") {
-    p.explanation = fmt::format("DRAM-bound: {} moved, {:.0f}% of the time at the effective bandwidth",
-                                megabytes(c.dram_read_bytes + c.dram_write_bytes), 100 * share);
+    p.explanation =
+        fmt::format("DRAM-bound: {} moved, {:.0f}% of the time at the effective bandwidth", moved, 100 * share);
   } else if (p.bound == "shared") {
     p.explanation =
         fmt::format("shared-memory-bound: {:.1f} wavefronts per request ({} bank conflicts)",
