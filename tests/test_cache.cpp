@@ -642,6 +642,30 @@ TEST_CASE("L2 slice: a sector written a word at a time is readable once every wo
   CHECK(g.c.dram_read_bytes == 64);
 }
 
+TEST_CASE("L2 slice: the words a line wrote in part leave with it; the next line in its way starts with none") {
+  // One way: line 9 replaces line 5, whose sector 0 holds words 0 to 6 (written back: 32 bytes). Line 9's word 7 of
+  // sector 0 leaves that sector partly written (with line 5's words it would look complete), so a read fetches it.
+  Group g(1);
+  g.replay(partial_write(5, 0x7FU));
+  g.replay(partial_write(9, 0x80U));
+  CHECK(g.c.dram_write_bytes == 32);
+  L2Request read = request(9, L2Op::read, 0, 0);
+  read.sectors = 0x1;
+  g.replay(read);
+  CHECK(g.c.l2_read_hits == 0);
+  CHECK(g.c.dram_read_bytes == 64);
+  // Fetched, the sector is whole; a line entering the way after a flush starts with none of its words either.
+  g.replay(read);
+  CHECK(g.c.l2_read_hits == 1);
+  g.replay(partial_write(9, 0x3FU));  // sector 0 is valid: a write of it changes no word bookkeeping
+  g.slices[0].flush(g.c);
+  g.replay(partial_write(13, 0x7FU));  // the words line 9 left in the way are 7; these complete the sector with them
+  read.line = 13;
+  g.replay(read);
+  CHECK(g.c.l2_read_hits == 1);
+  CHECK(g.c.dram_read_bytes == 128);
+}
+
 TEST_CASE("L2 slice: past partial_sectors_max partly written sectors the oldest goes to DRAM and comes back whole") {
   // At most 2 partly written sectors a slice. Word 0 of each sector of line 5: 4 of them, so the oldest (sector 0)
   // is filled, with sector 1 of its 64-byte granule: 2 x 32 bytes written, 64 read, once.

@@ -18,12 +18,12 @@ std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2Property
   const std::uint32_t slot = base + (m_g.ways == kWideWays ? lowest_key<kWideWays>(keys, flip, kWideWays)
                                                            : lowest_key<0>(keys, flip, m_g.ways));
   if (m_tags[slot] != kNoLine) {
-    out = {m_tags[slot], m_dirty[slot], true, m_partial[slot], m_batched[slot] != 0};
+    const State& old = m_state[slot];
+    out = {m_tags[slot], old.dirty, true, old.partial, old.batched != 0};
     if (persisting(slot)) --m_persist[set];
   }
   m_tags[slot] = line;
-  m_valid[slot] = m_dirty[slot] = m_partial[slot] = m_batched[slot] = 0;
-  m_words[slot] = 0;
+  m_state[slot] = {};  // words(slot) mean nothing while no sector is partly written
   if (persist) ++m_persist[set];
   // Streaming lines enter as the least recently used, so they go first.
   m_keys[slot] = property == L2Property::streaming ? kOldKey : (persist ? kPersistBit : 0U) | next_stamp();

@@ -5,6 +5,7 @@
 // persisting line holds; streaming lines enter as least recent.
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 #if defined(__SSE4_1__)
@@ -32,10 +33,7 @@ class SetCache {
         m_slices(slices),
         m_tags(std::size_t{g.sets} * g.ways, kNoLine),
         m_keys(std::size_t{g.sets} * g.ways, kFreeKey),
-        m_valid(std::size_t{g.sets} * g.ways, 0),
-        m_dirty(std::size_t{g.sets} * g.ways, 0),
-        m_partial(std::size_t{g.sets} * g.ways, 0),
-        m_batched(std::size_t{g.sets} * g.ways, 0),
+        m_state(std::size_t{g.sets} * g.ways),
         m_words(std::size_t{g.sets} * g.ways, 0),
         m_persist(g.sets, 0),
         m_touched((g.sets + 63) / 64, 0),
@@ -57,14 +55,15 @@ class SetCache {
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
     return static_cast<std::uint32_t>(place_in_sets(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
   }
-  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_valid[slot]; }
-  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_dirty[slot]; }
+  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_state[slot].valid; }
+  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_state[slot].dirty; }
   // Sectors written in part (dirty, not valid: some of their bytes are still only in DRAM) and, for those, the
-  // 4-byte words written so far (bit 8s + w: word w of sector s; L2Request::words). The caller keeps them.
-  [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return m_partial[slot]; }
+  // 4-byte words written so far (bit 8s + w: word w of sector s; L2Request::words; the bits of a sector not written in
+  // part mean nothing, so a line entering leaves them). The caller keeps them.
+  [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return m_state[slot].partial; }
   // 1: a write to the line followed its SM's write of another line of its DRAM row chunk (L2Request::row_follows):
   // its write-back joins that line's. The caller keeps it.
-  [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return m_batched[slot]; }
+  [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return m_state[slot].batched; }
   [[nodiscard]] std::uint32_t& words(std::uint32_t slot) { return m_words[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
   [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
@@ -76,8 +75,15 @@ class SetCache {
     std::uint32_t oldest = kNone;
 #if defined(__SSE4_1__)
     if (m_g.ways == kWideWays) {
-      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&m_dirty[base]));
-      const auto clean = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())));
+      // A way's state is 4 bytes, its dirty mask the second: keep that byte of each, compare with zero.
+      const __m128i byte = _mm_set1_epi32(0xFF00);
+      const auto* states = reinterpret_cast<const __m128i*>(&m_state[base]);
+      std::uint32_t clean = 0;
+      for (int q = 0; q < 4; ++q) {
+        const __m128i d = _mm_and_si128(_mm_loadu_si128(states + q), byte);
+        clean |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(d, _mm_setzero_si128()))))
+                 << (4 * q);
+      }
       const std::uint32_t dirty = ~clean & 0xFFFFU;
       if (static_cast<std::uint32_t>(std::popcount(dirty)) <= limit) return kNone;
       for (std::uint32_t bits = dirty; bits != 0; bits &= bits - 1) {
@@ -89,7 +95,7 @@ class SetCache {
 #endif
     std::uint32_t dirty = 0;
     for (std::uint32_t w = base; w < base + m_g.ways; ++w) {
-      if (m_dirty[w] == 0) continue;
+      if (m_state[w].dirty == 0) continue;
       ++dirty;
       if (w != except && (oldest == kNone || m_keys[w] < m_keys[oldest])) oldest = w;
     }
@@ -110,7 +116,8 @@ class SetCache {
       for (std::uint64_t bits = m_touched[word]; bits != 0; bits &= bits - 1) {
         const auto set = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
         for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
-          if (m_tags[w] != kNoLine && m_dirty[w] != 0) on_dirty(m_tags[w], m_dirty[w], m_batched[w] != 0);
+          if (m_tags[w] != kNoLine && m_state[w].dirty != 0)
+            on_dirty(m_tags[w], m_state[w].dirty, m_state[w].batched != 0);
           clear(w);
         }
         m_persist[set] = 0;
@@ -184,8 +191,7 @@ class SetCache {
   void clear(std::uint32_t slot) {
     m_tags[slot] = kNoLine;
     m_keys[slot] = kFreeKey;
-    m_valid[slot] = m_dirty[slot] = m_partial[slot] = m_batched[slot] = 0;
-    m_words[slot] = 0;
+    m_state[slot] = {};
   }
   std::uint32_t next_stamp() {
     if (m_clock >= kMaxStamp) renumber();
@@ -198,7 +204,13 @@ class SetCache {
   std::uint32_t m_slices;
   std::vector<std::uint64_t> m_tags;
   std::vector<std::uint32_t> m_keys;
-  std::vector<std::uint8_t> m_valid, m_dirty, m_partial, m_batched;
+  // A way's sector masks and flag, together: a request reads and writes several of them, which then share one host
+  // cache line (a set's 16 ways: 64 bytes).
+  struct State {
+    std::uint8_t valid = 0, dirty = 0, partial = 0, batched = 0;
+  };
+  static_assert(sizeof(State) == 4 && offsetof(State, dirty) == 1);  // oldest_dirty_past's vector scan
+  std::vector<State> m_state;
   std::vector<std::uint32_t> m_words;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::vector<std::uint64_t> m_touched;  // a bit per set a line entered since the last flush

@@ -243,7 +243,9 @@ void L2Slice::write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t 
   for (std::uint32_t left = sectors; left != 0; left &= left - 1) {
     const auto s = static_cast<std::uint32_t>(std::countr_zero(left));
     const std::uint32_t shift = 8 * s, bit = 1U << s;
-    const std::uint32_t w = ((held | words) >> shift) & 0xFFU;
+    // What a sector not written in part holds in `held` means nothing (SetCache::words).
+    const std::uint32_t before = (partial & bit) != 0 ? held : 0U;
+    const std::uint32_t w = ((before | words) >> shift) & 0xFFU;
     held &= ~(0xFFU << shift);
     if (w == 0xFFU) {  // complete
       m_cache.valid(slot) |= static_cast<std::uint8_t>(bit);
@@ -271,9 +273,7 @@ void L2Slice::end_partial(std::uint32_t slot, std::uint32_t sectors) {
   const std::uint32_t gone = partial & sectors;
   if (gone == 0) return;
   m_partials -= static_cast<std::uint64_t>(std::popcount(gone));
-  partial &= static_cast<std::uint8_t>(~gone);
-  for (std::uint32_t left = gone; left != 0; left &= left - 1)
-    m_cache.words(slot) &= ~(0xFFU << (8 * static_cast<std::uint32_t>(std::countr_zero(left))));
+  partial &= static_cast<std::uint8_t>(~gone);  // their words in SetCache::words() mean nothing from now
 }
 
 // The H100's L2 (US patent 9,110,809 describes the mechanism: partial writes counted, fills issued past a threshold):
