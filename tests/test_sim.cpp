@@ -325,6 +325,51 @@ body:
   CHECK(w.dram_read_bytes == 128);
 }
 
+TEST_CASE("an SM's .cg reads of sectors it has in flight reach L2 once; once the data are back, again") {
+  // validate/results/h100-2026-11-26/probe (l2_fill): a warp's second ld.global.cg of a sector reaches L2 only if
+  // the first's data are back. One warp on one SM: loads of different instructions issue a cycle apart (the second
+  // finds the first in flight); a load that uses the previous one's value (`work`) issues after its L2 latency.
+  const std::string yaml = R"(kernel: inflight
+params: {wait: 0, half: 0}
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  buf: {element: 4, length: 32}
+body:
+  - if: half == 0 || threadIdx.x < 16
+    then:
+      - load: buf[threadIdx.x]
+        hint: cg
+  - work: wait
+  - load: buf[threadIdx.x]
+    hint: cg
+)";
+  const SimCounters one = run(h100(), R"(kernel: one
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  buf: {element: 4, length: 32}
+body:
+  - load: buf[threadIdx.x]
+    hint: cg
+)");
+  REQUIRE(one.l2_read_sectors >= 4);  // 4 at home, 4 more if SM 0 is far from the line's home slice
+  // Back to back: the second read's 4 sectors are in flight, so L2 sees one read's lookups.
+  const SimCounters merged = run(h100(), yaml);
+  CHECK(merged.global_ld_sectors == 8);
+  CHECK(merged.l2_merged_sectors == 4);
+  CHECK(merged.l2_read_sectors == one.l2_read_sectors);
+  CHECK(merged.l2_read_hits == one.l2_read_hits);
+  // The first read covers sectors 0 and 1 only: the second sends sectors 2 and 3.
+  const SimCounters half = run(h100(), yaml, {{"half", "1"}});
+  CHECK(half.l2_merged_sectors == 2);
+  CHECK(half.global_ld_sectors == 6);
+  // After the wait the data are back: the second read goes to L2 and hits wherever it is looked up.
+  const SimCounters later = run(h100(), yaml, {{"wait", "1"}});
+  CHECK(later.l2_merged_sectors == 0);
+  CHECK(later.l2_read_sectors == 2 * one.l2_read_sectors - (one.l2_far_sectors != 0 ? 4 : 0));
+  CHECK(later.l2_read_hits == 4);
+  CHECK(later.dram_read_bytes == 128);
+}
+
 TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; SMs of other TPCs each go") {
   // validate/probe/shared_reads: 264 blocks each read a 64 KiB chunk, 2048 sectors, with no L1 reuse. Blocks b go
   // to SM b mod 132, so blocks 2j and 2j + 1 run on SMs 2t and 2t + 1 (a TPC) in step: one of each pair's requests

@@ -70,7 +70,8 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"l2_far_sectors", "", &C::l2_far_sectors,
        "sectors a far partition's home slice served (its near copy lacked them)"},
       {"l2_merged_sectors", "", &C::l2_merged_sectors,
-       "read sectors the other SM of the TPC had in flight: no L2 lookup"},
+       "read sectors already in flight to L2 from the other SM of the TPC, or from the same SM (.cg loads): no L2 "
+       "lookup"},
       {"l2_beats", "", &C::l2_beats, "slice data-path beats: each lookup takes ceil(sectors x 32 B / l2.slice_width)"},
       {"l2_persisting_hits", "", &C::l2_persisting_hits, "hits on lines in the persisting set-aside"},
       {"l2_partial_fills", "", &C::l2_partial_fills,

@@ -78,6 +78,10 @@ class SmFront {
   // For a request of more than a few lines: the L1 memory each line's access will read, asked of the host in two
   // passes over the lines before the accesses (SectoredCache::prefetch_slot, prefetch_victim).
   void prefetch_l1_lines(std::uint32_t lines);
+  // Of the sectors `sectors` of `line` that an L1-bypassing load (.cg) reads at the current cycle, those this SM's
+  // earlier such loads have in flight (sent to L2 less than the L2 latency before): the L1's miss tracking hands them
+  // the same data, and they reach L2 once. Notes the rest as in flight from now.
+  std::uint32_t in_flight(std::uint64_t line, std::uint32_t sectors);
 
   RequestLists& m_lists;
   std::vector<L2Request>* m_out = nullptr;  // the current wave's list
@@ -102,6 +106,17 @@ class SmFront {
   std::array<std::uint64_t, kWarpSize> m_mapped{};
   std::array<std::uint8_t, kWarpSize> m_lanes{};
   LaneBuffer m_buffer{};  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
+  // in_flight()'s reads: direct-mapped by line (a line whose entry another took loses its merges), made at the first
+  // .cg load; entries of earlier waves (whose cycles started over) are told apart by the wave's number.
+  struct InFlight {
+    std::uint64_t line = 0;
+    std::uint64_t cycle = 0;
+    std::uint64_t wave = ~std::uint64_t{0};
+    std::uint32_t sectors = 0;
+  };
+  static constexpr std::size_t kInFlight = 256;
+  std::vector<InFlight> m_in_flight;
+  std::uint64_t m_wave = 0;  // waves begun, over the SM's life
 };
 
 }  // namespace memhier
