@@ -370,6 +370,31 @@ body:
   CHECK(later.dram_read_bytes == 128);
 }
 
+TEST_CASE("stores of every other word: two of them complete each sector in L2, one leaves it to be fetched") {
+  // One warp stores floats 8 bytes apart (a strided record, dense but with gaps: its lanes' words are found lane by
+  // lane), first the even words of 2 lines, then (odd = 1) the odd ones; then it reads the 8 sectors back through L2.
+  // Both stores together write every word: the sectors are complete in L2 and the read fetches nothing. The even
+  // words alone leave all 8 sectors partly written: the read fetches their 4 granules (256 bytes).
+  const std::string yaml = R"(kernel: halves
+params: {odd: 1}
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  x: {element: 4, length: 64}
+body:
+  - store: x[2 * threadIdx.x]
+  - if: odd == 1
+    then:
+      - store: x[2 * threadIdx.x + 1]
+  - load: x[2 * threadIdx.x]
+    hint: cg
+)";
+  const SimCounters both = run(h100(), yaml);
+  CHECK(both.global_st_sectors == 16);
+  CHECK(both.dram_read_bytes == 0);
+  const SimCounters even = run(h100(), yaml, {{"odd", "0"}});
+  CHECK(even.dram_read_bytes == 256);
+}
+
 TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; SMs of other TPCs each go") {
   // validate/probe/shared_reads: 264 blocks each read a 64 KiB chunk, 2048 sectors, with no L1 reuse. Blocks b go
   // to SM b mod 132, so blocks 2j and 2j + 1 run on SMs 2t and 2t + 1 (a TPC) in step: one of each pair's requests

@@ -96,7 +96,21 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
     ++c.barriers;
     return {};
   }
-  std::span<const std::uint64_t> a = b.lane_addresses(r, m_buffer);
+  // A compact record of dense lanes (a stream's) to global memory: coalescing and a gapless store's words need only its
+  // first and last lanes, so the lanes are written out only if the request turns out to span several lines
+  // (lanes()), not for every record (writing 32 addresses cost a copy 3% of its host instructions).
+  constexpr std::uint8_t kCompactDense = kLayoutCompact | kLayoutKnown | kLayoutDense;
+  m_compact = nullptr;
+  std::span<const std::uint64_t> a;
+  if ((r.layout & kCompactDense) == kCompactDense &&
+      (r.space == AddressSpace::global || r.space == AddressSpace::texture) && r.kind != AccessKind::bulk_copy) {
+    const auto [first, last] = b.first_last(r);
+    m_ends = {first, last};
+    a = {m_ends.data(), m_ends.size()};
+    m_compact = &b;
+  } else {
+    a = b.lane_addresses(r, m_buffer);
+  }
   if (a.empty()) {
     // Issued with every lane predicated off (nvcc if-converts short branches): ncu's shared-memory instruction counts
     // (smsp__inst_executed_op_shared_ld/st) include it (H100: reduction_shared's unrolled halving steps, every warp
@@ -162,6 +176,10 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       return global_access(r, a, r.layout);
   }
   return {};
+}
+
+std::span<const std::uint64_t> SmFront::lanes(const WarpRecord& r, std::span<const std::uint64_t> a) {
+  return m_compact == nullptr ? a : m_compact->lane_addresses(r, m_buffer);
 }
 
 bool SmFront::constant_hit(std::uint64_t line) {
@@ -282,7 +300,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   // has distinct words (softmax_naive's column of rows: 32, one word of every line in one bank; a random gather of
   // L1 hits: about 4 for 28 lines), never more than one a line, so a request within one line takes one.
   std::uint32_t passes = lines;
-  if (lines > 1) passes = std::min(lines, banks(r, a).wavefronts);
+  if (lines > 1) passes = std::min(lines, banks(r, lanes(r, a)).wavefronts);
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {
     case AccessKind::store: {
@@ -290,7 +308,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       const bool gapless = (layout & kLayoutGapless) != 0;
       if (m_spec.l1_enabled && r.hint != CacheHint::cg) prefetch_l1_lines(lines);
-      written_words(a, r.size, gapless);
+      written_words(gapless ? a : lanes(r, a), r.size, gapless);  // gapless: the first and last lanes suffice
       for (int i = 0; i < m_sectors.line_count; ++i) {
         const auto [line, mask] = m_sectors.lines[static_cast<std::size_t>(i)];
         const std::uint32_t words = m_words[static_cast<std::size_t>(i)];

@@ -62,8 +62,11 @@ class SmFront {
   void predicated_loads_of_async_copy();
   // Looks a constant line up in m_constant (put in in place of its set's least recent line if absent); true on a hit.
   bool constant_hit(std::uint64_t line);
-  // `layout`: what is known of the addresses (LaneLayout bits).
+  // `layout`: what is known of the addresses (LaneLayout bits). `addresses`: every lane's, or of a compact dense record
+  // only its first and last lane's (m_compact set; lanes() gives them all).
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses, std::uint8_t layout);
+  // Every lane's address of the record issued: `a` itself, or a compact record's lanes written out.
+  std::span<const std::uint64_t> lanes(const WarpRecord& r, std::span<const std::uint64_t> a);
   // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
   BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
@@ -105,7 +108,9 @@ class SmFront {
   std::array<std::uint32_t, std::tuple_size_v<decltype(SectorSet::lines)>> m_words{};  // written_words()'s
   std::array<std::uint64_t, kWarpSize> m_mapped{};
   std::array<std::uint8_t, kWarpSize> m_lanes{};
-  LaneBuffer m_buffer{};  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
+  LaneBuffer m_buffer{};                  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
+  const BlockTrace* m_compact = nullptr;  // the block of the compact dense record issued (see global_access)
+  std::array<std::uint64_t, 2> m_ends{};  // its first and last lane's addresses
   // in_flight()'s reads: direct-mapped by line (a line whose entry another took loses its merges), made at the first
   // .cg load; entries of earlier waves (whose cycles started over) are told apart by the wave's number.
   struct InFlight {
