@@ -14,6 +14,7 @@ import pathlib
 import subprocess
 import sys
 
+import memhier_json
 import ncu_csv
 
 PEND = "idc__requests_lookup_miss_tag_hit.sum"
@@ -71,10 +72,7 @@ def simulated_misses(memhier, p):
     cmd = [memhier, "simulate", str(HERE / "constant_cache" / "constant_pattern.yaml"), "--arch", "h100", "--json"]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
-    try:
-        c = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[-1]["counters"]
-    except (OSError, subprocess.CalledProcessError, ValueError) as e:
-        sys.exit(f"analyze_constant.py: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
+    c = memhier_json.run(cmd)[-1]["counters"]
     return c["constant_misses"] / c["constant_serialized"]
 
 

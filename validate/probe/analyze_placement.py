@@ -11,11 +11,11 @@ sectors that reach L2 printed next to the measured one.
 import itertools
 import json
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+import memhier_json
 import ncu_csv
 
 
@@ -74,10 +74,7 @@ def simulated_share(memhier, pattern, delay):
         return ""
     cmd = [memhier, "simulate", str(HERE / "shared_reads" / "shared_reads.yaml"), "--arch", "h100", "--keep-cache",
            "--json", "--set", f"pattern={pattern}", "--set", f"delay={delay}"]
-    try:
-        c = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[-1]["counters"]
-    except (OSError, subprocess.CalledProcessError, ValueError) as e:
-        sys.exit(f"analyze_placement.py: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
+    c = memhier_json.run(cmd)[-1]["counters"]
     far_writes = c["l2_write_sectors"] - c["global_st_sectors"]
     return f"{(c['l2_read_sectors'] - (c['l2_far_sectors'] - far_writes)) / c['global_ld_sectors']:9.2f}"
 

@@ -11,7 +11,8 @@ import argparse
 import concurrent.futures
 import json
 import pathlib
-import subprocess
+
+import memhier_json
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -20,11 +21,7 @@ def predicted(memhier, arch, pattern, k, buffer_bytes):
     cmd = [memhier, "predict", str(HERE / "dram_locality" / "dram_locality.yaml"), "--arch", arch, "--json",
            "--threads", "1", "--set", f"k={k}", "--set", f"write={1 if pattern == 'write' else 0}",
            "--set", f"buffer_mib={buffer_bytes >> 20}"]
-    try:
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise SystemExit(f"compare_dram_locality: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
-    return json.loads(out.stdout)[-1]
+    return memhier_json.run(cmd)[-1]
 
 
 def main():

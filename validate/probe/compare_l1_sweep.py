@@ -15,9 +15,9 @@ Usage: compare_l1_sweep.py PROBE_DIR [MEMHIER] [--max-error POINTS]
 import argparse
 import json
 import pathlib
-import subprocess
 import sys
 
+import memhier_json
 import ncu_csv
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -63,8 +63,7 @@ def compare(probe, name, memhier):
         command = [memhier, "simulate", str(description), "--arch", "h100", "--json"]
         for s in sets(config):
             command += ["--set", s]
-        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        c = json.loads(out)[0]["counters"]
+        c = memhier_json.run(command)[0]["counters"]
         sectors = m[SECTORS]
         if sectors != c["global_ld_sectors"]:
             raise SystemExit(f"{label(config)}: {sectors:.0f} sectors measured, {c['global_ld_sectors']} described")

@@ -10,8 +10,8 @@ import argparse
 import concurrent.futures
 import json
 import pathlib
-import subprocess
 
+import memhier_json
 import ncu_csv
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -33,11 +33,7 @@ def measured(probe_dir):
 def predicted(memhier, arch, kernel, n):
     cmd = [memhier, "simulate", str(HERE / "l2_capacity" / f"{kernel}.yaml"), "--arch", arch, "--keep-cache", "--json",
            "--set", f"n={n}"]
-    try:
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise SystemExit(f"compare_l2_capacity: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
-    return json.loads(out.stdout)[-1]["counters"]
+    return memhier_json.run(cmd)[-1]["counters"]
 
 
 def main():

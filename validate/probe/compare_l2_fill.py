@@ -15,12 +15,11 @@ import argparse
 import concurrent.futures
 import json
 import pathlib
-import subprocess
-import sys
+
+import memhier_json
+import ncu_csv
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import ncu_csv  # noqa: E402  (the probe folder's reader of ncu --csv output)
 
 PAIRS = {"partner": (0, 1), "same": (0, 0), "other": (0, 2)}
 UNCHECKED = {250, 500}  # delays the comparison reports but does not check (see above)
@@ -31,11 +30,7 @@ def simulated(memhier, arch, pair, delay, blocks):
     cmd = [memhier, "simulate", str(HERE / "l2_fill" / "l2_fill.yaml"), "--arch", arch, "--json", "--threads", "1",
            "--set", f"first={first}", "--set", f"second={second}", "--set", f"delay={delay}",
            "--set", f"blocks={blocks}"]
-    try:
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise SystemExit(f"compare_l2_fill: {' '.join(cmd)} failed: {getattr(e, 'stderr', None) or e}")
-    return json.loads(out.stdout)[-1]["counters"]
+    return memhier_json.run(cmd)[-1]["counters"]
 
 
 def main():
@@ -54,7 +49,9 @@ def main():
     measured = ncu_csv.launches(args.probe_dir / "l2_fill_ncu.csv")
     if len(measured) != len(launches):
         raise SystemExit(f"compare_l2_fill: {len(measured)} launches in l2_fill_ncu.csv, {len(launches)} in {path}")
-    measured = [measured[k] for k in sorted(measured, key=int)]
+    ncu_csv.require(args.probe_dir / "l2_fill_ncu.csv", measured,
+                    ["lts__t_sectors_op_read.sum", "lts__t_sectors_op_read_lookup_hit.sum"])
+    measured = [measured[k] for k in sorted(measured)]
     lines = probe["warps"] * probe["lines_per_warp"]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         sims = list(pool.map(lambda l: simulated(args.memhier, args.arch, l["pair"], l["delay_cycles"],

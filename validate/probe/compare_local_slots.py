@@ -8,11 +8,10 @@ Usage: compare_local_slots.py PROBE_DIR [MEMHIER [OTHER_MEMHIER]] [--max-error M
   OTHER_MEMHIER  a second build to set beside it (an older model), optional
   --max-error    exit 1 when MEMHIER's mean |DRAM written error| exceeds MB (the ctest local_slots_probe)"""
 import argparse
-import json
 import pathlib
-import subprocess
 import sys
 
+import memhier_json
 import ncu_csv
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -20,9 +19,8 @@ DESCRIPTION = HERE / "local_slots" / "local16.yaml"
 
 
 def predict(memhier, n):
-    out = subprocess.run([memhier, "simulate", str(DESCRIPTION), "--arch", "h100", "--set", f"n={n}", "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)[0]["counters"]
+    return memhier_json.run([memhier, "simulate", DESCRIPTION, "--arch", "h100", "--set", f"n={n}", "--json"])[0][
+        "counters"]
 
 
 def main(argv):

@@ -9,9 +9,9 @@ Usage: compare_partial_writes.py PROBE_DIR [MEMHIER] [--max-error MB]
 import argparse
 import json
 import pathlib
-import subprocess
 import sys
 
+import memhier_json
 import ncu_csv
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -46,8 +46,7 @@ def main(argv):
             continue
         command = [args.memhier, "simulate", str(DESCRIPTION), "--arch", "h100", "--json",
                    "--set", f"group={config['group']}", "--set", f"words={config['words']}"]
-        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        c = json.loads(out)[0]["counters"]
+        c = memhier_json.run(command)[0]["counters"]
         sectors = m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
         if sectors != c["global_st_sectors"]:
             raise SystemExit(f"group {config['group']}: {sectors:.0f} store sectors measured, "
