@@ -1,17 +1,17 @@
 // When a global load or store takes more L1 data-stage passes than its lines (ncu
-// l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_read for loads, _cmd_write for stores): the simulator gives a request one
-// pass a line it touches (fewer where the lines' words share the banks), so a coalesced one-line load one pass; on the
-// H100 the suite's copies take about 0.2 more a load and 0.1 more a store, and a 32-line gather from DRAM about 13 in
-// all (the simulator 17). Which of these decides the extra passes: whether the line is in L1 (hit), in L2 or in DRAM;
-// whether the load allocates in L1 (default) or not (.cg); how many lines a request touches (float or float4 lanes,
-// gathers); stores in the same loop (a copy, a read-modify-write of the same line, stores alone); how fast the SM
-// issues (a clock64 spin of 0, 200 or 1000 cycles after each request); how many warps share the SM (eight 256-thread
+// l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_read for loads, _cmd_write for stores): the simulator gives a request
+// one pass a line it touches (fewer where the lines' words share the banks), so a coalesced one-line load one pass; on
+// the H100 the suite's copies take about 0.2 more a load and 0.1 more a store, and a 32-line gather from DRAM about 13
+// in all (the simulator 17). Which of these decides the extra passes: whether the line is in L1 (hit), in L2 or in
+// DRAM; whether the load allocates in L1 (default) or not (.cg); how many lines a request touches (float or float4
+// lanes, gathers); stores in the same loop (a copy, a read-modify-write of the same line, stores alone); how fast the
+// SM issues (a clock64 spin of 0, 200 or 1000 cycles after each request); how many warps share the SM (eight 256-thread
 // blocks or one 32-thread block an SM).
 //
 // Each warp makes `requests` requests. load: request i reads the 32 x width floats after request i - 1 (a fresh line
-// each, or `width` lines for float4 lanes); reread: every request reads the warp's first line (L1 hits after the first);
-// copy: reads as load, writes the same offsets of a second buffer; store: writes as copy does, reads nothing; rmw:
-// a[p] += 1 on the load's lines; gather: lane l of request i reads one float of line mix(warp, i, l) of a table of
+// each, or `width` lines for float4 lanes); reread: every request reads the warp's first line (L1 hits after the
+// first); copy: reads as load, writes the same offsets of a second buffer; store: writes as copy does, reads nothing;
+// rmw: a[p] += 1 on the load's lines; gather: lane l of request i reads one float of line mix(warp, i, l) of a table of
 // `table_lines` lines.
 // Data sources, set up by the launches before each counted one (the program runs under ncu with cache control off and
 // application replay, so each pass sees the same sequence):
@@ -190,7 +190,8 @@ int main() {
     for (long long cycles : {0LL, 1000LL}) add("rmw", source, 1, false, cycles, true);
   }
   for (long long cycles : {0LL, 200LL})
-    for (bool full : {true, false}) configs.push_back({"reread", "l1", 1, false, cycles, full ? 8 : 1, full ? 256 : 32, 64, 0});
+    for (bool full : {true, false})
+      configs.push_back({"reread", "l1", 1, false, cycles, full ? 8 : 1, full ? 256 : 32, 64, 0});
   for (bool cg : {false, true}) {
     configs.push_back({"gather", "dram", 1, cg, 0, 8, 256, 16, a_floats / 32});
     configs.push_back({"gather", "l2", 1, cg, 0, 8, 256, 16, 100000});

@@ -8,7 +8,7 @@ import pathlib
 
 UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "request": 1, "": 1, "%": 1,
          "ns": 1, "usecond": 1e3, "msecond": 1e6, "cycle": 1, "inst": 1, "register/thread": 1,
-         "block": 1}
+         "block": 1, "warp": 1}
 
 
 def launches(path):
