@@ -452,8 +452,7 @@ TEST_CASE("Divisor: the reciprocal division gives the quotient and remainder of 
 TEST_CASE("replay order: by cycle, SMs in order within a cycle, issue order within an SM, by either sort") {
   // Three SMs, two slice groups. Each request's line records (SM, its place in the SM's list) so the order can be
   // read back; the expected order is written out by hand.
-  auto build = [](RequestLists& lists, std::uint64_t scale) {
-    lists.reserve_waves(1);
+  auto build = [](RequestLists& lists, std::uint64_t scale, std::uint64_t offset) {
     const std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> issued = {
         // (cycle, group) of each SM's requests, in issue order
         {{0, 0}, {0, 1}, {0, 0}, {5, 0}},
@@ -461,15 +460,15 @@ TEST_CASE("replay order: by cycle, SMs in order within a cycle, issue order with
         {{0, 0}, {3, 0}, {3, 0}, {5, 1}, {9, 0}},
     };
     for (std::size_t s = 0; s < issued.size(); ++s) {
-      std::vector<L2Request>& v = lists.issued(0, s);
+      std::vector<L2Request>& v = lists.issued(s);
       v.clear();
       for (std::size_t i = 0; i < issued[s].size(); ++i) {
         L2Request& r = v.emplace_back();
-        r.cycle = (issued[s][i].first * scale) & kRequestCycleMask;
+        r.cycle = (issued[s][i].first * scale + offset) & kRequestCycleMask;
         r.group = issued[s][i].second & 0xFFFFU;
         r.line = s * 100 + i;
       }
-      lists.sort_by_group(0, s);
+      lists.sort_by_group(s);
     }
   };
   // Group 0: cycle 0: SM 0's #0 and #2, then SM 2's #0; cycle 3: SM 2's #1, #2; cycle 5: SM 0's #3; cycle 9: SM 2's #4.
@@ -477,14 +476,19 @@ TEST_CASE("replay order: by cycle, SMs in order within a cycle, issue order with
   const std::vector<std::uint64_t> group1 = {1, 203};
   const std::vector<std::size_t> active = {0, 2};
   // Scale 1: few cycles for the requests (the counting sort); scale 2^30: far more cycles than requests (the heap).
-  for (const std::uint64_t scale : {std::uint64_t{1}, std::uint64_t{1} << 30U}) {
+  // An offset of 2^40: a batch late in a launch, whose cycles go on from the batches before (the counting sort
+  // counts from the batch's first cycle).
+  for (const auto& [scale, offset] :
+       {std::pair{std::uint64_t{1}, std::uint64_t{0}}, std::pair{std::uint64_t{1} << 30U, std::uint64_t{0}},
+        std::pair{std::uint64_t{1}, std::uint64_t{1} << 40U}}) {
     CAPTURE(scale);
+    CAPTURE(offset);
     RequestLists lists(2, 3);
-    build(lists, scale);
+    build(lists, scale, offset);
     ReplayOrder order;
     for (std::size_t g = 0; g < 2; ++g) {
       std::vector<std::uint64_t> seen;
-      order.for_each(lists, 0, g, active, 3, [&](const L2Request& r, std::size_t sm) {
+      order.for_each(lists, g, active, 3, [&](const L2Request& r, std::size_t sm) {
         CHECK(sm == r.line / 100);
         seen.push_back(r.line);
       });

@@ -668,6 +668,75 @@ TEST_CASE("warp issue: oldest first, loads' latency, pipeline occupancy, barrier
   CHECK(issue_order({"SW"}, 10) == O{{0, 0}, {0, 5}});
 }
 
+namespace {
+
+// (warp slot, cycle, thread slot of lane 0) of each issue of a WarpScheduler run over the blocks `batch`, pushed
+// first; `last`: the launch's last batch (run to the end). Every record holds the pipeline a cycle and waits on
+// nothing; the tests' records are all stores (`store` says that each one issued was).
+struct Issued {
+  std::uint32_t slot;
+  std::uint64_t cycle, thread;
+  bool store = true;
+  bool operator==(const Issued&) const = default;
+};
+std::vector<Issued> scheduler_run(WarpScheduler& s, const std::vector<BlockTrace*>& batch, bool last = true) {
+  std::vector<Issued> order;
+  SimCounters c;
+  for (BlockTrace* b : batch) s.push(b);
+  s.run(
+      c,
+      [&](const BlockTrace&, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t thread) {
+        order.push_back({slot, cycle, thread, r.kind == AccessKind::store});
+        return IssueCost{1, 0};
+      },
+      [](const BlockTrace&, const WarpRecord&) {}, last);
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("warp issue: sub-partitions take the memory pipeline in turn, each offering its oldest ready warp") {
+  // Four warps of two stores on two sub-partitions (slots 0 and 2 on the first, 1 and 3 on the second). One
+  // sub-partition: warp 0 issues both its stores before warp 1 starts. Two: the sub-partitions alternate, so warps 0
+  // and 1 go together, then 2 and 3.
+  BlockTrace b = scheduler_block({"SS", "SS", "SS", "SS"});
+  WarpScheduler one({0}, 4, 5, 1), two({0}, 4, 5, 2);
+  CHECK(scheduler_run(one, {&b}) ==
+        std::vector<Issued>{
+            {0, 0, 0}, {0, 1, 0}, {1, 2, 32}, {1, 3, 32}, {2, 4, 64}, {2, 5, 64}, {3, 6, 96}, {3, 7, 96}});
+  CHECK(scheduler_run(two, {&b}) ==
+        std::vector<Issued>{
+            {0, 0, 0}, {1, 1, 32}, {0, 2, 0}, {1, 3, 32}, {2, 4, 64}, {3, 5, 96}, {2, 6, 64}, {3, 7, 96}});
+  // A sub-partition with nothing ready lets the next one go: warp 1 (the second sub-partition) has one store.
+  BlockTrace c = scheduler_block({"SSS", "S"});
+  WarpScheduler two_again({0}, 2, 5, 2);
+  CHECK(scheduler_run(two_again, {&c}) == std::vector<Issued>{{0, 0, 0}, {1, 1, 32}, {0, 2, 0}, {0, 3, 0}});
+}
+
+TEST_CASE("blocks start as places free up, in the place's thread slots; blocks running on go into the next batch") {
+  // Two places of one warp (thread slots 1000 and 2000). A: four stores, B: one, C: two. A and B start at 0; A, the
+  // older, issues at 0-3 and is done, so C takes A's place (its thread slots, 1000, and its priority over B's) and
+  // issues at 4 and 5, B at 6.
+  BlockTrace a = scheduler_block({"SSSS"}), b = scheduler_block({"S"}), c = scheduler_block({"SS"});
+  WarpScheduler once({1000, 2000}, 1, 5);
+  CHECK(scheduler_run(once, {&a, &b, &c}) ==
+        std::vector<Issued>{
+            {0, 0, 1000}, {0, 1, 1000}, {0, 2, 1000}, {0, 3, 1000}, {0, 4, 1000}, {0, 5, 1000}, {1, 6, 2000}});
+  // The same blocks in two batches, A and B, then C. The first run stops when A is done (cycle 3) with no block to
+  // take its place; B, not yet issued, goes on in the second run after its trace has been overwritten in the
+  // caller's storage, and the cycles go on from 4.
+  std::vector<BlockTrace> storage;
+  storage.push_back(scheduler_block({"SSSS"}));
+  storage.push_back(scheduler_block({"S"}));
+  WarpScheduler batched({1000, 2000}, 1, 5);
+  CHECK(scheduler_run(batched, {&storage[0], &storage[1]}, false) ==
+        std::vector<Issued>{{0, 0, 1000}, {0, 1, 1000}, {0, 2, 1000}, {0, 3, 1000}});
+  for (BlockTrace& t : storage) t = scheduler_block({"LLLLLLLL", "LLLLLLLL"});  // B's trace now lives elsewhere
+  CHECK(batched.busy());
+  CHECK(scheduler_run(batched, {&c}) == std::vector<Issued>{{0, 4, 1000}, {0, 5, 1000}, {1, 6, 2000}});
+  CHECK(!batched.busy());
+}
+
 TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partly written ones misses") {
   auto hits = [&](const std::string& store) {
     const std::string yaml =

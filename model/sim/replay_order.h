@@ -1,5 +1,5 @@
 #pragma once
-// The order in which a slice group replays a wave's requests: by issue cycle across SMs, SMs in number order within a
+// The order in which a slice group replays a batch's requests: by issue cycle across SMs, SMs in number order within a
 // cycle, each SM's requests of one cycle in issue order (the order the SMs' lists were written in).
 #include <algorithm>
 #include <cstdint>
@@ -13,29 +13,30 @@ namespace memhier {
 
 class ReplayOrder {
  public:
-  // A counting sort over the wave's cycles is used while they number at most this many a request (and an SM) of the
+  // A counting sort over the batch's cycles is used while they span at most this many a request (and an SM) of the
   // group: its count array is then small next to the requests. Past that, a heap merge.
   static constexpr std::uint64_t kCountingSortCycles = 16;
 
-  // Calls f(request, sm) for group `group`'s requests of wave `wave` in replay order. `sms`: the SMs with requests in
-  // the wave, ascending (others are not looked at); `sm_count`: all SMs.
+  // Calls f(request, sm) for group `group`'s requests of the batch in replay order. `sms`: the SMs with requests in
+  // the batch, ascending (others are not looked at); `sm_count`: all SMs.
   template <typename F>
-  void for_each(const RequestLists& lists, std::size_t wave, std::size_t group, std::span<const std::size_t> sms,
-                std::size_t sm_count, F&& f) {
-    const RequestLists::Part* parts = lists.parts(wave, group);
+  void for_each(const RequestLists& lists, std::size_t group, std::span<const std::size_t> sms, std::size_t sm_count,
+                F&& f) {
+    const RequestLists::Part* parts = lists.parts(group);
     m_parts.clear();
     std::size_t count = 0;
-    std::uint64_t last = 0;
+    std::uint64_t first = ~std::uint64_t{0}, last = 0;
     for (const std::size_t s : sms) {
       const RequestLists::Part& p = parts[s];
       if (p.count == 0) continue;
       m_parts.push_back({p.requests(), static_cast<std::uint32_t>(s)});
       count += p.count;
+      first = std::min<std::uint64_t>(first, p.first->cycle);
       last = std::max(last, p.last_cycle);
     }
     if (count == 0) return;
-    if (last < kCountingSortCycles * (count + sm_count)) {
-      counting_sort(count, last, f);
+    if (last - first < kCountingSortCycles * (count + sm_count)) {
+      counting_sort(count, first, last, f);
     } else {
       heap_merge(f);
     }
@@ -52,16 +53,16 @@ class ReplayOrder {
     std::uint32_t sm;
   };
 
-  // A stable counting sort by cycle of the parts taken SM by SM, in two passes.
+  // A stable counting sort by cycle (from `first` to `last`) of the parts taken SM by SM, in two passes.
   template <typename F>
-  void counting_sort(std::size_t count, std::uint64_t last, F&& f) {
-    m_starts.assign(last + 2, 0);
+  void counting_sort(std::size_t count, std::uint64_t first, std::uint64_t last, F&& f) {
+    m_starts.assign(last - first + 2, 0);
     for (const Part& p : m_parts)
-      for (const L2Request& r : p.requests) ++m_starts[r.cycle + 1];
+      for (const L2Request& r : p.requests) ++m_starts[r.cycle - first + 1];
     for (std::size_t c = 1; c < m_starts.size(); ++c) m_starts[c] += m_starts[c - 1];
     m_order.resize(count);
     for (const Part& p : m_parts)
-      for (const L2Request& r : p.requests) m_order[m_starts[r.cycle]++] = {&r, p.sm};
+      for (const L2Request& r : p.requests) m_order[m_starts[r.cycle - first]++] = {&r, p.sm};
     for (std::size_t i = 0; i < count; ++i) {
       if (i + 4 < count) __builtin_prefetch(m_order[i + 4].request);
       f(*m_order[i].request, static_cast<std::size_t>(m_order[i].sm));

@@ -20,7 +20,7 @@ enum class L2Op : std::uint8_t { read, write, atom, red };
 inline constexpr std::uint64_t kRequestCycleMask = (std::uint64_t{1} << 48U) - 1;
 
 struct L2Request {
-  std::uint64_t cycle : 48 = 0;  // simulate() refuses a wave past 2^48 cycles (the L2 merge key's bits)
+  std::uint64_t cycle : 48 = 0;  // simulate() refuses a launch past 2^48 cycles on an SM (the L2 merge key's bits)
   std::uint64_t group : 16 = 0;  // slice group of the line's home slice (simulate() refuses more than 2^16 groups)
   std::uint64_t line = 0;        // address / 128
   std::uint32_t set = 0;     // the line's set within its slice (place_in_sets), the same in every slice of its group
@@ -47,14 +47,13 @@ inline std::uint32_t full_sectors(std::uint32_t words) {
   return full;
 }
 
-// The L2 requests of a batch of waves. Each SM appends its requests of a wave to one list, in issue order
-// (issued()); once its wave is done it orders them by slice group, keeping issue order within a group
-// (sort_by_group(): a stable counting sort), and each group's replay reads its part of every SM's list (parts()).
-// One list an SM and wave instead of one a group: a batch has thousands of (wave, group, SM) lists of a few
-// requests each, whose growth cost more than the sort. Where each part starts, its length and last cycle sit in one
-// table, wave by wave, group by group, SM by SM, so a group's replay finds all its SMs' parts in one run of memory
-// (reading each SM's list for them cost a host cache miss or two a part: a streaming copy's wave has about 3
-// requests a (group, SM)).
+// The L2 requests of a batch. Each SM appends its requests to one list, in issue order (issued()); once its share
+// of the batch is done it orders them by slice group, keeping issue order within a group (sort_by_group(): a stable
+// counting sort), and each group's replay reads its part of every SM's list (parts()). One list an SM instead of one
+// a group: a batch has thousands of (group, SM) lists of a few requests each, whose growth cost more than the sort.
+// Where each part starts, its length and last cycle sit in one table, group by group, SM by SM, so a group's replay
+// finds all its SMs' parts in one run of memory (reading each SM's list for them cost a host cache miss or two a
+// part: a streaming copy's wave has about 3 requests a (group, SM)).
 class RequestLists {
  public:
   struct Part {
@@ -63,32 +62,25 @@ class RequestLists {
     std::uint64_t last_cycle = 0;  // of its last request (requests come in cycle order); 0 when empty
     [[nodiscard]] std::span<const L2Request> requests() const { return {first, count}; }
   };
-  RequestLists(std::size_t groups, std::size_t sms) : m_groups(groups), m_sms(sms) {}
-  // Makes room for `waves` waves (not while SMs are writing).
-  void reserve_waves(std::size_t waves) {
-    if (m_lists.size() < waves * m_sms) m_lists.resize(waves * m_sms);
-    if (m_parts.size() < waves * m_groups * m_sms) m_parts.resize(waves * m_groups * m_sms);
-  }
-  [[nodiscard]] std::vector<L2Request>& issued(std::size_t wave, std::size_t sm) {
-    return m_lists[wave * m_sms + sm].issued;
-  }
-  void sort_by_group(std::size_t wave, std::size_t sm) {
-    List& l = m_lists[wave * m_sms + sm];
+  RequestLists(std::size_t groups, std::size_t sms)
+      : m_groups(groups), m_sms(sms), m_lists(sms), m_parts(groups * sms) {}
+  [[nodiscard]] std::vector<L2Request>& issued(std::size_t sm) { return m_lists[sm].issued; }
+  void sort_by_group(std::size_t sm) {
+    List& l = m_lists[sm];
     l.next.assign(m_groups + 1, 0);
     for (const L2Request& r : l.issued) ++l.next[r.group + 1];
     for (std::size_t g = 1; g <= m_groups; ++g) l.next[g] += l.next[g - 1];
-    l.sorted.resize(l.issued.size());
-    Part* parts = &m_parts[wave * m_groups * m_sms + sm];  // group g's: parts[g * m_sms]
+    // Grown, never shrunk: resize() zeroes what it adds, and the parts hold their own lengths.
+    if (l.sorted.size() < l.issued.size()) l.sorted.resize(l.issued.size());
+    Part* parts = &m_parts[sm];  // group g's: parts[g * m_sms]
     for (std::size_t g = 0; g < m_groups; ++g)
       parts[g * m_sms] = {l.sorted.data() + l.next[g], l.next[g + 1] - l.next[g], 0};
     for (const L2Request& r : l.issued) l.sorted[l.next[r.group]++] = r;
     for (std::size_t g = 0; g < m_groups; ++g)
       if (parts[g * m_sms].count != 0) parts[g * m_sms].last_cycle = l.sorted[l.next[g] - 1].cycle;
   }
-  // The parts of every SM (indexed by SM) of group `group` in wave `wave`.
-  [[nodiscard]] const Part* parts(std::size_t wave, std::size_t group) const {
-    return &m_parts[(wave * m_groups + group) * m_sms];
-  }
+  // The parts of every SM (indexed by SM) of group `group`.
+  [[nodiscard]] const Part* parts(std::size_t group) const { return &m_parts[group * m_sms]; }
 
  private:
   struct List {
@@ -97,7 +89,7 @@ class RequestLists {
   };
   std::size_t m_groups, m_sms;
   std::vector<List> m_lists;
-  std::vector<Part> m_parts;  // of wave w, group g, SM s at (w * groups + g) * SMs + s
+  std::vector<Part> m_parts;  // of group g, SM s at g * SMs + s
 };
 
 // Which L2 property a line gets from the launch's access-policy windows: a hit_ratio fraction of each window's lines

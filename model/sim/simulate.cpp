@@ -1,9 +1,10 @@
-// The simulation driver: blocks to SMs in waves as occupancy allows; each SM issues its resident warps' memory
-// instructions greedy-then-oldest, cycle by cycle, as loads' latencies and barriers let them (warp_scheduler.h); then
-// the L2 replays the SMs' sector requests in issue-cycle order across all SMs, group of slices by group (a line's home
-// slice and its copies in the other partitions form one group), a read the other SM of its TPC has in flight merged
-// into that one (tpc_merge.h). SMs and groups are independent within a wave, so both phases run in parallel with
-// results identical to one thread. Waves go through in batches (kBatchWaves below).
+// The simulation driver: blocks to SMs in launch order, as many resident on an SM as occupancy allows, the next one
+// starting on an SM as soon as one there ends; each SM issues its resident warps' memory instructions oldest first
+// within each sub-partition, the sub-partitions in turn, cycle by cycle, as loads' latencies and barriers let them
+// (warp_scheduler.h); then the L2 replays the SMs' sector requests in issue-cycle order across all SMs, group of
+// slices by group (a line's home slice and its copies in the other partitions form one group), a read the other SM
+// of its TPC has in flight merged into that one (tpc_merge.h). SMs and groups are independent within a batch of
+// blocks, so both phases run in parallel with results identical to one thread.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,23 +31,26 @@ namespace memhier {
 namespace {
 
 constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from descriptions' global heap
-// Waves are simulated in batches: each SM runs its blocks of all the batch's waves in a row, so its L1 state stays in
-// the host's caches, and each slice group then replays the batch's waves in a row. That is the order of wave by wave,
-// so the results are the same. A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32
+// Blocks are simulated in batches of waves (a wave: a block on every place of every SM): each SM runs its blocks of
+// the batch, so its L1 state stays in the host's caches, until a place frees up with none left to take it; the
+// blocks still running go on in the next batch, their cycles counting on. Each slice group then replays the batch's
+// requests in cycle order. (A request of the next batch may come before one of this batch from another SM; the
+// batches' ends are a few blocks' time apart.) A batch ends after kBatchWaves waves, once it holds kBatchAddresses
+// lane addresses (32
 // MiB of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's
 // rate per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's
 // caches).
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
-constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles in a wave: the merge key's 48 bits
-// Issues one SM's share of a wave (see warp_scheduler.h); returns the resident warps it held.
-std::uint64_t run_sm(SmFront& sm, const std::vector<Resident>& blocks, std::uint32_t barrier_latency) {
-  return schedule_warps(
-      blocks, barrier_latency, sm.counters,
+constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles of a launch: the merge key's 48 bits
+// Issues one SM's blocks of a batch (see warp_scheduler.h); `last`: the launch's, to the end.
+void run_sm(SmFront& sm, WarpScheduler& scheduler, bool last) {
+  scheduler.run(
+      sm.counters,
       [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
           std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
-      [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); });
+      [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); }, last);
 }
 
 struct Machine {
@@ -171,7 +175,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
   KernelLaunch launch;
-  std::vector<BlockTrace> blocks;  // of the batch of waves being simulated
+  std::vector<BlockTrace> blocks;  // of the batch being simulated (those still running move into the schedulers)
   // Kept from launch to launch, emptied rather than rebuilt (a trace of many short kernels would otherwise spend its
   // time building 132 L1s a launch): the SMs' L1s, and the request lists.
   std::vector<std::optional<SectoredCache>> l1s(static_cast<std::size_t>(arch.sm.count));
@@ -276,11 +280,23 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const int parts = arch.l2.partitions;
     const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
-    double requests_per_address = 1;               // of the previous batch (one a lane until one has run)
-    std::vector<std::vector<Resident>> per_sm;     // blocks of (wave, SM) at w * SMs + SM
-    std::vector<std::vector<std::size_t>> active;  // of each wave of the batch
-    std::size_t ready = 0;                         // blocks read ahead: blocks[0, ready) at the start of a batch
-    std::size_t wave_addresses = 0;                // lane addresses of the last whole wave read
+    double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
+    std::vector<std::size_t> active;  // SMs that made requests in the batch
+    std::size_t ready = 0;            // blocks read ahead: blocks[0, ready) at the start of a batch
+    std::size_t wave_addresses = 0;   // lane addresses of the last whole wave read
+    // Each SM's blocks, in launch order, through its places; a block's threads take the thread slots of its place
+    // (local memory belongs to the slot, not to the thread: see spec.local_threads).
+    std::vector<WarpScheduler> schedulers;
+    schedulers.reserve(sm_count);
+    const std::size_t warps_per_block = (launch.block.count() + kWarpSize - 1) / kWarpSize;
+    for (std::size_t s = 0; s < sm_count; ++s) {
+      std::vector<std::uint64_t> bases;
+      for (int p = 0; p < ks.occupancy.blocks_per_sm; ++p)
+        bases.push_back(s * max_threads_per_sm + static_cast<std::uint64_t>(p) * launch.block.count());
+      schedulers.emplace_back(std::move(bases), warps_per_block, barrier_latency,
+                              static_cast<std::size_t>(std::max(arch.sm.sub_partitions, 1)));
+    }
+    bool trace_done = false;
     for (;;) {
       // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.
       std::vector<std::size_t> wave_end;
@@ -317,34 +333,31 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         wave_addresses = std::max<std::size_t>(addresses, 1);
       }
       clock.lap(&SimPhaseTimes::read);
-      if (wave_end.empty()) break;
+      // The launch's last wave was partial, or nothing more came: the blocks still running finish in this batch.
+      if (wave_end.empty() || n - (wave_end.size() > 1 ? wave_end[wave_end.size() - 2] : 0) < wave_blocks)
+        trace_done = true;
+      if (wave_end.empty() &&
+          std::none_of(schedulers.begin(), schedulers.end(), [](const WarpScheduler& w) { return w.busy(); }))
+        break;
       const std::size_t waves = wave_end.size();
       total.waves += waves;
       total.blocks += n;
-      // Blocks to SMs in launch order, wave by wave. A block's threads take the SM's thread slots its place among the
-      // SM's resident blocks gives (local memory belongs to the slot, not to the thread: see spec.local_threads).
-      if (per_sm.size() < waves * sm_count) per_sm.resize(waves * sm_count);
-      for (auto& v : per_sm) v.clear();
+      // Blocks to SMs in launch order, wave by wave (block j of a wave on SM j mod SMs); on each SM a block starts
+      // when one of the SM's earlier ones ends (WarpScheduler), so the batch's requests are one timeline an SM.
       for (std::size_t w = 0, i = 0; w < waves; ++w)
-        for (std::size_t first = i; i < wave_end[w]; ++i) {
-          const std::size_t s = (i - first) % sm_count;
-          std::vector<Resident>& on_sm = per_sm[w * sm_count + s];
-          on_sm.push_back({&blocks[i], s * max_threads_per_sm + on_sm.size() * launch.block.count()});
-        }
-      lists.reserve_waves(waves);
-      std::vector<std::uint64_t> resident(waves * sm_count, 0), issued(waves * sm_count, 0);
+        for (std::size_t first = i; i < wave_end[w]; ++i) schedulers[(i - first) % sm_count].push(&blocks[i]);
+      std::vector<std::uint64_t> resident(sm_count, 0), issued(sm_count, 0);
       clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
       for (int si = 0; si < num_sms; ++si) {
         const auto s = static_cast<std::size_t>(si);
         SmFront& sm = *sms[s];
-        for (std::size_t w = 0; w < waves; ++w) {
-          sm.begin_wave(w);
-          const std::uint64_t before = sm.counters.warp_instructions;
-          resident[w * sm_count + s] = run_sm(sm, per_sm[w * sm_count + s], barrier_latency);
-          issued[w * sm_count + s] = sm.counters.warp_instructions - before;
-          lists.sort_by_group(w, s);
-        }
+        sm.begin_batch();
+        const std::uint64_t before = sm.counters.warp_instructions;
+        run_sm(sm, schedulers[s], trace_done);
+        resident[s] = schedulers[s].resident_warps();
+        issued[s] = sm.counters.warp_instructions - before;
+        lists.sort_by_group(s);
       }
       clock.lap(&SimPhaseTimes::sm);
       std::uint64_t requests = 0;
@@ -354,30 +367,24 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         if (sm->last_cycle() >= kMaxCycle)
           throw InputError(
               {launch.source}, launch.name,
-              fmt::format("a wave runs past {} issue cycles on one SM (the trace's work counts are too large "
+              fmt::format("the launch runs past {} issue cycles on one SM (the trace's work counts are too large "
                           "to simulate)",
                           kMaxCycle));
       }
       requests_per_address =
           static_cast<double>(requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
-      for (std::size_t w = 0; w < waves; ++w) {
-        std::uint64_t wave_instr = 0, wave_warps = 0;
-        for (std::size_t s = 0; s < sm_count; ++s) {
-          wave_instr += issued[w * sm_count + s];
-          wave_warps += resident[w * sm_count + s];
-        }
-        warp_weight += static_cast<double>(wave_warps) / num_sms * static_cast<double>(wave_instr);
-        instr_weight += static_cast<double>(wave_instr);
+      std::uint64_t batch_instr = 0, batch_warps = 0;
+      for (std::size_t s = 0; s < sm_count; ++s) {
+        batch_instr += issued[s];
+        batch_warps += resident[s];
       }
-      // The SMs that made requests in each wave (a launch of a few blocks has a few): the replay looks at no other.
-      if (active.size() < waves) active.resize(waves);
-      for (std::size_t w = 0; w < waves; ++w) {
-        active[w].clear();
-        for (std::size_t s = 0; s < sm_count; ++s)
-          if (!lists.issued(w, s).empty()) active[w].push_back(s);
-      }
-      // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel,
-      // each the batch's waves in order.
+      warp_weight += static_cast<double>(batch_warps) / num_sms * static_cast<double>(batch_instr);
+      instr_weight += static_cast<double>(batch_instr);
+      // The SMs that made requests (a launch of a few blocks has a few): the replay looks at no other.
+      active.clear();
+      for (std::size_t s = 0; s < sm_count; ++s)
+        if (!lists.issued(s).empty()) active.push_back(s);
+      // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
       std::vector<SimCounters> group_counters(groups);
       clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
@@ -407,10 +414,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
               if (p != home && p != from) group[p].drop_copy(r);
         };
         thread_local ReplayOrder order;  // its scratch kept from batch to batch
-        for (std::size_t w = 0; w < waves; ++w) {
-          merge.begin(spec.l2_latency);
-          order.for_each(lists, w, g, active[w], sm_count, replay);
-        }
+        merge.begin(spec.l2_latency);
+        order.for_each(lists, g, active, sm_count, replay);
       }
       clock.lap(&SimPhaseTimes::l2);
       for (const SimCounters& c : group_counters) total += c;

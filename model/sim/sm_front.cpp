@@ -21,20 +21,19 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_slices(static_cast<std::uint64_t>(spec.slices)),
       m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
 
-void SmFront::begin_wave(std::size_t wave) {
-  m_out = &m_lists.issued(wave, static_cast<std::size_t>(m_sm));
-  m_out->clear();  // the previous batch's requests of this wave, replayed
-  if (wave == 0) m_requests = m_last_cycle = 0;
-  ++m_wave;
+void SmFront::begin_batch() {
+  m_out = &m_lists.issued(static_cast<std::size_t>(m_sm));
+  m_out->clear();  // the previous batch's requests, replayed
+  m_requests = m_last_cycle = 0;
 }
 
 std::uint32_t SmFront::in_flight(std::uint64_t line, std::uint32_t sectors) {
   if (m_in_flight.empty()) m_in_flight.resize(kInFlight);
   InFlight& e = m_in_flight[static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ULL) >> 56U)];  // 256 entries
-  const bool live = e.wave == m_wave && e.line == line && m_cycle < e.cycle + m_spec.l2_latency;
+  const bool live = e.sectors != 0 && e.line == line && m_cycle < e.cycle + m_spec.l2_latency;
   const std::uint32_t flying = live ? e.sectors : 0U;
   const std::uint32_t fresh = sectors & ~flying;
-  if (fresh != 0) e = {line, m_cycle, m_wave, flying | fresh};
+  if (fresh != 0) e = {line, m_cycle, flying | fresh};
   return sectors & flying;
 }
 
@@ -47,7 +46,7 @@ void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint
   const auto slice = static_cast<std::size_t>(slice_index);
   ++m_requests;
   L2Request& r = m_out->emplace_back();
-  r.cycle = m_cycle & kRequestCycleMask;  // a later cycle fails the wave (simulate() checks last_cycle())
+  r.cycle = m_cycle & kRequestCycleMask;  // a later cycle fails the launch (simulate() checks last_cycle())
   r.group = m_spec.slice_group[slice];
   r.line = line;
   r.set = static_cast<std::uint32_t>(set);

@@ -41,7 +41,7 @@ struct SmFrontSpec {
 
 class SmFront {
  public:
-  // Requests go to `lists` (lists.reserve_waves() before each wave's begin_wave()). `l1`: an empty cache of the
+  // Requests go to `lists` (begin_batch() before each batch's). `l1`: an empty cache of the
   // spec's L1 geometry (a previous launch's, reset: building one costs its capacity).
   SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1);
   // The L1, for the next launch to reuse (the SmFront is done with it).
@@ -52,9 +52,9 @@ class SmFront {
   // cache.
   void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
-  // Where the requests of the wave issued next go (waves of one batch are numbered from 0).
-  void begin_wave(std::size_t wave);
-  // Requests made since the SM began wave 0 of the batch, and the latest cycle any of its waves issued in.
+  // Starts the SM's list of the next batch's requests (its cycles go on from the last batch's).
+  void begin_batch();
+  // Requests made since the batch began, and the latest cycle they issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
   [[nodiscard]] std::uint64_t last_cycle() const { return m_last_cycle; }
 
@@ -87,7 +87,7 @@ class SmFront {
   std::uint32_t in_flight(std::uint64_t line, std::uint32_t sectors);
 
   RequestLists& m_lists;
-  std::vector<L2Request>* m_out = nullptr;  // the current wave's list
+  std::vector<L2Request>* m_out = nullptr;  // the current batch's list
   std::uint64_t m_requests = 0;
   std::uint64_t m_last_cycle = 0;
   // DRAM row chunks (line >> dram_row_line_shift) of the line the instruction being issued sent last, and of the line
@@ -112,16 +112,14 @@ class SmFront {
   const BlockTrace* m_compact = nullptr;  // the block of the compact dense record issued (see global_access)
   std::array<std::uint64_t, 2> m_ends{};  // its first and last lane's addresses
   // in_flight()'s reads: direct-mapped by line (a line whose entry another took loses its merges), made at the first
-  // .cg load; entries of earlier waves (whose cycles started over) are told apart by the wave's number.
+  // .cg load; an SmFront lives for one launch, whose cycles only go up.
   struct InFlight {
     std::uint64_t line = 0;
     std::uint64_t cycle = 0;
-    std::uint64_t wave = ~std::uint64_t{0};
-    std::uint32_t sectors = 0;
+    std::uint32_t sectors = 0;  // none: an empty entry
   };
   static constexpr std::size_t kInFlight = 256;
   std::vector<InFlight> m_in_flight;
-  std::uint64_t m_wave = 0;  // waves begun, over the SM's life
 };
 
 }  // namespace memhier

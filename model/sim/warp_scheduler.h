@@ -38,6 +38,11 @@ class LoadRuns {
     return r.is_memory() && (r.kind == AccessKind::load || r.kind == AccessKind::atomic) &&
            r.space != AddressSpace::constant && r.active_mask != 0;
   }
+  // Forgets the run (a new warp in the slot).
+  void clear() {
+    m_count = 0;
+    m_memory = false;
+  }
   // Whether issuing `r` needs the values of the loads of the run so far (the warp waits for them first).
   [[nodiscard]] bool consumes(const WarpRecord& r) const {
     if (m_count == 0) return false;
@@ -70,137 +75,266 @@ class LoadRuns {
   bool m_memory = false;
 };
 
-// Issues one SM's share of a wave in the order the SM would, and returns the resident warps it held. The SM's memory
-// pipeline takes one instruction at a time: `issue(block, record, cycle, slot, thread_base)` simulates it and says
-// how many cycles it holds the pipeline (an L1 data-stage pass, shared wavefront or constant replay a cycle) and when
-// its data are back. Warps are picked oldest first: each cycle the oldest (lowest slot) warp that can issue does, so a
-// younger warp runs only while every older one waits. On the H100 this keeps more of a kernel's data in the caches
-// than going on with the warp that issued last (greedy then oldest, the model until stop 32): register_spill, whose 64
-// warps an SM each store and twice re-read 8 KiB of local data, keeps 57% of its local loads in L1 (ncu), 53% oldest
-// first, 36% greedy then oldest; over the eighth suite run the weighted DRAM read error falls from 7.0% to 2.9%
-// (validate/results/h100-2026-11-24d). A warp can issue a cycle after its previous instruction,
-// after its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data
-// are back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never
-// wait. `hint(block, record)` is told the record the issuing warp will probably issue next (a host-cache prefetch).
-// Async copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next
-// barrier (cp.async.wait_group or an mbarrier wait, then __syncthreads), so every warp released from a barrier the
-// block reached with copies in flight counts an async wait (a double-buffered tile loop: one a tile, for every warp,
-// though only one thread issued the bulk copy).
-template <typename Issue, typename Hint>
-std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t barrier_latency, SimCounters& counters,
-                             Issue&& issue, Hint&& hint) {
+// One SM's warps over a launch, issued in the order the SM would. Blocks take the SM's `places` (as many as occupancy
+// lets be resident) in the order they are pushed; when a block's last warp is done, the next block waiting takes its
+// place, and its thread slots, at once (the GPU starts a block as soon as one ends instead of waiting for a whole wave:
+// validate/results/h100-2026-11-26c). The SM's memory pipeline takes one instruction at a time: `issue(block, record,
+// cycle, slot, thread_base)` simulates it and says how many cycles it holds the pipeline (an L1 data-stage pass, shared
+// wavefront or constant replay a cycle) and when its data are back. A warp's slot (place by place, then warp by warp)
+// puts it on sub-partition slot mod `sub_partitions`; the sub-partitions take the pipeline in turn, each offering its
+// oldest warp (lowest slot) that can issue, so within a sub-partition a later warp runs only while every earlier one
+// waits; a block that takes a place takes its priority too. On the H100 oldest first keeps more of a kernel's data in
+// the caches than going on with the warp that issued last (greedy then oldest, the model until stop 32):
+// register_spill, whose 64 warps an SM each store and twice re-read 8 KiB of local data, keeps 57% of its local loads
+// in L1 (ncu), 53% oldest first, 36% greedy then oldest; over the eighth suite run the weighted DRAM read error falls
+// from 7.0% to 2.9% (validate/results/h100-2026-11-24d). A warp can issue a cycle after its previous instruction, after
+// its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data are
+// back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never wait.
+// `hint(block, record)` is told the record the issuing warp will probably issue next (a host-cache prefetch). Async
+// copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next barrier
+// (cp.async.wait_group or an mbarrier wait, then __syncthreads), so every warp released from a barrier the block
+// reached with copies in flight counts an async wait (a double-buffered tile loop: one a tile, for every warp, though
+// only one thread issued the bulk copy).
+//
+// A launch's blocks come in batches (simulate() reads a trace a few waves at a time): run() issues until a place
+// frees up with no block left to take it, and the next run() goes on from there with the next batch's blocks, the
+// cycle counting on; run(.., last = true) issues everything. Blocks still running when a batch ends are moved into
+// the scheduler (their BlockTrace swapped with one of its own), so the caller may reuse its blocks' storage.
+class WarpScheduler {
+ public:
+  // `place_base[p]`: the thread slot (numbered over all SMs, for local memory) of place p's first thread; a block's
+  // warps are at most `warps_per_place` (the launch's block size in warps).
+  WarpScheduler(std::vector<std::uint64_t> place_base, std::size_t warps_per_place, std::uint32_t barrier_latency,
+                std::size_t sub_partitions = 1)
+      : m_base(std::move(place_base)),
+        m_wpp(warps_per_place),
+        m_barrier(barrier_latency),
+        m_subs(std::max<std::size_t>(sub_partitions, 1)),
+        m_places(m_base.size()),
+        m_held(m_base.size()),
+        m_warps(m_base.size() * warps_per_place) {
+    if (m_warps.size() > (std::size_t{1} << kSlotBits))
+      throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
+    m_ready.assign((m_warps.size() + 63) / 64, 0);
+    m_sub_bits.assign(m_ready.size() * m_subs, 0);
+    for (std::size_t slot = 0; slot < m_ready.size() * 64; ++slot)
+      m_sub_bits[slot / 64 * m_subs + slot % m_subs] |= std::uint64_t{1} << (slot % 64);
+    for (BlockTrace& b : m_held) b.compact_strided = true;  // as simulate()'s blocks (they trade places)
+  }
+
+  void push(BlockTrace* b) {
+    if (b->warp_count() > m_wpp) throw std::logic_error("WarpScheduler: a block of more warps than a place holds");
+    m_queue.push_back(b);
+  }
+  // Whether a block is resident or waiting.
+  [[nodiscard]] bool busy() const { return m_active != 0 || m_queue_at < m_queue.size() || m_live_places != 0; }
+  // The most warps resident at once during the last run() (those of the blocks in places).
+  [[nodiscard]] std::uint64_t resident_warps() const { return m_resident; }
+
+  template <typename Issue, typename Hint>
+  void run(SimCounters& counters, Issue&& issue, Hint&& hint, bool last) {
+    m_resident = 0;
+    for (std::size_t p = 0; p < m_places.size(); ++p)
+      if (m_places[p].block == nullptr) refill(p);
+    note_resident();
+    bool pause = false;
+    while (m_active != 0 && !pause) {
+      while (!m_later.empty() && wake_cycle(m_later.front()) <= m_now) {
+        const std::uint32_t woken = wake_slot(m_later.front());
+        m_ready[woken / 64] |= std::uint64_t{1} << (woken % 64);
+        pop_later();
+      }
+      const std::uint32_t slot = pick();
+      if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
+        if (m_later.empty()) throw std::logic_error("WarpScheduler: warps left but none can ever issue");
+        m_now = wake_cycle(m_later.front());
+        continue;
+      }
+      m_ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+      Warp& w = m_warps[slot];
+      const std::size_t p = slot / m_wpp;
+      Place& place = m_places[p];
+      const BlockTrace& block = *place.block;
+      const WarpRecord& r = block.records[w.next++];
+      if (w.next != w.end) hint(block, block.records[w.next]);
+      const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + (slot % m_wpp) * kWarpSize);
+      if (w.runs.record(r, counters)) w.pending = 0;
+      if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, m_now + cost.latency);
+      const std::uint64_t issued_at = m_now;
+      m_now += std::max<std::uint32_t>(cost.pipe_cycles, 1);
+      if ((r.kind == AccessKind::async_copy || r.kind == AccessKind::bulk_copy) && r.space == AddressSpace::global &&
+          r.active_mask != 0)
+        place.copying = 1;
+      if (w.next == w.end) {  // finished: no longer holds up its block's barriers
+        --m_active;
+        if (--place.live == 0) {
+          --m_live_places;
+          place.block = nullptr;
+          pause = !refill(p) && !last;
+          note_resident();
+        }
+      } else if (!r.is_memory()) {
+        w.at_barrier = true;
+        ++place.arrived;
+      } else {
+        schedule(slot, earliest(w, block, issued_at + 1));
+      }
+      if (place.arrived != 0 && place.arrived >= place.live) {  // every running warp of the block is at the barrier
+        for (std::size_t o = p * m_wpp; o < (p + 1) * m_wpp; ++o)
+          if (m_warps[o].at_barrier) {
+            m_warps[o].at_barrier = false;
+            counters.async_waits += place.copying;
+            schedule(static_cast<std::uint32_t>(o), earliest(m_warps[o], block, issued_at + m_barrier));
+          }
+        place.arrived = 0;
+        place.copying = 0;
+      }
+    }
+    if (m_active == 0) {  // every block that came is done: the places are free for the next batch's
+      m_queue.clear();
+      m_queue_at = 0;
+      return;
+    }
+    // Blocks go on in the next batch: keep the running ones' traces, forget the ones done.
+    for (std::size_t p = 0; p < m_places.size(); ++p)
+      if (m_places[p].block != nullptr && m_places[p].block != &m_held[p]) {
+        std::swap(m_held[p], *m_places[p].block);
+        m_places[p].block = &m_held[p];
+      }
+    m_queue.erase(m_queue.begin(), m_queue.begin() + static_cast<std::ptrdiff_t>(m_queue_at));
+    m_queue_at = 0;
+  }
+
+ private:
   struct Warp {
-    const BlockTrace* block;
-    std::size_t block_index;
-    std::size_t next, end;
-    std::uint64_t thread_base;
+    std::size_t next = 0, end = 0;
     std::uint64_t pending = 0;  // cycle the loads of the current run are all back
     bool at_barrier = false;
     LoadRuns runs;
   };
-  // Scratch kept per host thread: an SM's share of a wave is small, so allocating it afresh would cost more than it.
-  thread_local std::vector<Warp> warps;
-  thread_local std::vector<std::uint32_t> arrived, live;
-  thread_local std::vector<std::uint8_t> copying;  // per block: async copies issued since its last barrier
-  thread_local std::vector<std::uint64_t> ready;
-  warps.clear();
-  arrived.assign(blocks.size(), 0);
-  live.assign(blocks.size(), 0);
-  copying.assign(blocks.size(), 0);
-  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-    const BlockTrace& b = *blocks[bi].block;
-    for (std::size_t w = 0; w < b.warp_count(); ++w) {
-      warps.push_back(
-          {&b, bi, b.warp_begin[w], b.warp_begin[w + 1], blocks[bi].thread_base + w * kWarpSize, 0, false, {}});
-      if (b.warp_begin[w] != b.warp_begin[w + 1]) ++live[bi];
-    }
-  }
+  struct Place {
+    BlockTrace* block = nullptr;  // none: free
+    std::uint32_t live = 0;       // warps not done
+    std::uint32_t arrived = 0;    // warps at the barrier
+    std::uint8_t copying = 0;     // async copies issued since its last barrier
+  };
   // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later: a min-heap
   // of (cycle, slot) packed in one key, cycle << 12 | slot (arch validation: at most 4096 warps an SM). A cycle past
-  // 2^52 is kept as 2^52 - 1: the wave then issues past the 2^48 cycles simulate() accepts, and fails there.
-  constexpr unsigned kSlotBits = 12;
-  constexpr std::uint64_t kLastCycle = (std::uint64_t{1} << (64 - kSlotBits)) - 1;
-  if (warps.size() > (std::size_t{1} << kSlotBits))
-    throw std::logic_error("schedule_warps: more than 4096 warps on one SM");
-  ready.assign((warps.size() + 63) / 64, 0);
-  thread_local std::vector<std::uint64_t> later;
-  later.clear();
-  auto wake_cycle = [](std::uint64_t key) { return key >> kSlotBits; };
-  auto wake_slot = [](std::uint64_t key) { return static_cast<std::uint32_t>(key & ((1U << kSlotBits) - 1U)); };
-  auto pop_later = [&] {
-    std::pop_heap(later.begin(), later.end(), std::greater<>());
-    later.pop_back();
-  };
-  std::uint64_t now = 0;
-  auto schedule = [&](std::uint32_t slot, std::uint64_t at) {
-    if (at <= now)
-      ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
-    else {
-      later.push_back(std::min(at, kLastCycle) << kSlotBits | slot);
-      std::push_heap(later.begin(), later.end(), std::greater<>());
+  // 2^52 is kept as 2^52 - 1: the launch then issues past the 2^48 cycles simulate() accepts, and fails there.
+  static constexpr unsigned kSlotBits = 12;
+  static constexpr std::uint64_t kLastCycle = (std::uint64_t{1} << (64 - kSlotBits)) - 1;
+  static std::uint64_t wake_cycle(std::uint64_t key) { return key >> kSlotBits; }
+  static std::uint32_t wake_slot(std::uint64_t key) {
+    return static_cast<std::uint32_t>(key & ((1U << kSlotBits) - 1U));
+  }
+  void pop_later() {
+    std::pop_heap(m_later.begin(), m_later.end(), std::greater<>());
+    m_later.pop_back();
+  }
+  void schedule(std::uint32_t slot, std::uint64_t at) {
+    if (at <= m_now) {
+      m_ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
+    } else {
+      m_later.push_back(std::min(at, kLastCycle) << kSlotBits | slot);
+      std::push_heap(m_later.begin(), m_later.end(), std::greater<>());
     }
-  };
-  auto earliest = [&](const Warp& w, std::uint64_t after) {  // when `w` may issue its next record
-    const WarpRecord& r = w.block->records[w.next];
+  }
+  static std::uint64_t earliest(const Warp& w, const BlockTrace& b, std::uint64_t after) {  // when `w` may issue next
+    const WarpRecord& r = b.records[w.next];
     std::uint64_t at = after + r.work;
     if (w.runs.consumes(r)) at = std::max(at, w.pending);
     return at;
-  };
-  std::size_t active = 0;
-  for (std::size_t slot = 0; slot < warps.size(); ++slot)
-    if (warps[slot].next != warps[slot].end) {
-      ++active;
-      schedule(static_cast<std::uint32_t>(slot), earliest(warps[slot], 0));
-    }
-  while (active != 0) {
-    while (!later.empty() && wake_cycle(later.front()) <= now) {
-      const std::uint32_t woken = wake_slot(later.front());
-      ready[woken / 64] |= std::uint64_t{1} << (woken % 64);
-      pop_later();
-    }
-    std::uint32_t slot = ~0U;
-    for (std::size_t i = 0; i < ready.size() && slot == ~0U; ++i)
-      if (ready[i] != 0)
-        slot = static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(ready[i])));
-    if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
-      if (later.empty()) throw std::logic_error("schedule_warps: warps left but none can ever issue");
-      now = wake_cycle(later.front());
-      continue;
-    }
-    ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
-    Warp& w = warps[slot];
-    const WarpRecord& r = w.block->records[w.next++];
-    if (w.next != w.end) hint(*w.block, w.block->records[w.next]);
-    const IssueCost cost = issue(*w.block, r, now, slot, w.thread_base);
-    if (w.runs.record(r, counters)) w.pending = 0;
-    if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, now + cost.latency);
-    const std::uint64_t issued_at = now;
-    now += std::max<std::uint32_t>(cost.pipe_cycles, 1);
-    const std::size_t b = w.block_index;
-    if ((r.kind == AccessKind::async_copy || r.kind == AccessKind::bulk_copy) && r.space == AddressSpace::global &&
-        r.active_mask != 0)
-      copying[b] = 1;
-    if (w.next == w.end) {  // finished: no longer holds up its block's barriers
-      --active;
-      --live[b];
-    } else if (!r.is_memory()) {
-      w.at_barrier = true;
-      ++arrived[b];
-    } else {
-      schedule(slot, earliest(w, issued_at + 1));
-    }
-    if (arrived[b] != 0 && arrived[b] >= live[b]) {  // every running warp of the block is at the barrier
-      for (std::size_t o = 0; o < warps.size(); ++o)
-        if (warps[o].block_index == b && warps[o].at_barrier) {
-          warps[o].at_barrier = false;
-          counters.async_waits += copying[b];
-          schedule(static_cast<std::uint32_t>(o), earliest(warps[o], issued_at + barrier_latency));
-        }
-      arrived[b] = 0;
-      copying[b] = 0;
-    }
   }
-  return warps.size();
+  // The warp that issues now, ~0 if none can: each sub-partition offers its oldest ready warp, and they take the
+  // memory pipeline in turn (the one after the sub-partition that issued last goes first).
+  std::uint32_t pick() {
+    if (m_subs == 1) {
+      for (std::size_t i = 0; i < m_ready.size(); ++i)
+        if (m_ready[i] != 0)
+          return static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(m_ready[i])));
+      return ~0U;
+    }
+    for (std::size_t t = 0; t < m_subs; ++t) {
+      const std::size_t k = (m_next_sub + t) % m_subs;
+      for (std::size_t i = 0; i < m_ready.size(); ++i) {
+        const std::uint64_t mine = m_ready[i] & m_sub_bits[i * m_subs + k];
+        if (mine != 0) {
+          m_next_sub = (k + 1) % m_subs;
+          return static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(mine)));
+        }
+      }
+    }
+    return ~0U;
+  }
+  // Puts the next waiting block with work in free place p, its warps issuing from now; false if none is left (a block
+  // whose warps have nothing to issue is done as it comes).
+  bool refill(std::size_t p) {
+    while (m_queue_at < m_queue.size()) {
+      BlockTrace* b = m_queue[m_queue_at++];
+      Place& place = m_places[p];
+      place = {b, 0, 0, 0};
+      for (std::size_t i = 0; i < m_wpp; ++i) {
+        Warp& w = m_warps[p * m_wpp + i];
+        w.next = w.end = w.pending = 0;
+        w.at_barrier = false;
+        w.runs.clear();
+        if (i < b->warp_count()) {
+          w.next = b->warp_begin[i];
+          w.end = b->warp_begin[i + 1];
+        }
+        if (w.next == w.end) continue;
+        ++place.live;
+        ++m_active;
+        schedule(static_cast<std::uint32_t>(p * m_wpp + i), earliest(w, *b, m_now));
+      }
+      if (place.live != 0) {
+        ++m_live_places;
+        return true;
+      }
+      place.block = nullptr;
+    }
+    return false;
+  }
+  void note_resident() {
+    std::uint64_t warps = 0;
+    for (const Place& place : m_places)
+      if (place.block != nullptr) warps += place.block->warp_count();
+    m_resident = std::max(m_resident, warps);
+  }
+
+  std::vector<std::uint64_t> m_base;
+  std::size_t m_wpp;
+  std::uint32_t m_barrier;
+  std::size_t m_subs;  // sub-partitions: warp slot s is on sub-partition s mod m_subs
+  std::vector<Place> m_places;
+  std::vector<BlockTrace> m_held;  // traces of blocks running on from an earlier batch, a place each
+  std::vector<Warp> m_warps;       // place p's warps at slots p * m_wpp ...
+  std::vector<BlockTrace*> m_queue;
+  std::size_t m_queue_at = 0;
+  std::size_t m_active = 0;  // warps with records left
+  std::size_t m_live_places = 0;
+  std::uint64_t m_now = 0;
+  std::uint64_t m_resident = 0;
+  std::size_t m_next_sub = 0;             // the sub-partition whose warp goes first next
+  std::vector<std::uint64_t> m_sub_bits;  // of each ready word, the bits of each sub-partition's slots
+  std::vector<std::uint64_t> m_ready, m_later;
+};
+
+// Issues the blocks of `blocks`, all resident at once (thread slots from each one's thread_base), to the end; returns
+// the resident warps. (WarpScheduler with a place a block.)
+template <typename Issue, typename Hint>
+std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t barrier_latency, SimCounters& counters,
+                             Issue&& issue, Hint&& hint) {
+  std::vector<std::uint64_t> bases;
+  std::size_t wpp = 0;
+  for (const Resident& r : blocks) {
+    bases.push_back(r.thread_base);
+    wpp = std::max(wpp, r.block->warp_count());
+  }
+  WarpScheduler s(std::move(bases), wpp, barrier_latency);
+  for (const Resident& r : blocks) s.push(const_cast<BlockTrace*>(r.block));  // run(.., true) moves none
+  s.run(counters, issue, hint, true);
+  return s.resident_warps();
 }
 
 }  // namespace memhier
