@@ -631,17 +631,19 @@ BlockTrace scheduler_block(const std::vector<std::string>& warps) {
 std::vector<std::pair<std::uint32_t, std::uint64_t>> issue_order(const std::vector<std::string>& warps,
                                                                  std::uint32_t latency, std::uint32_t load_pipe = 1,
                                                                  std::uint32_t barrier = 5) {
-  const BlockTrace b = scheduler_block(warps);
+  BlockTrace b = scheduler_block(warps);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> order;
   SimCounters c;
-  schedule_warps(
-      std::vector<Resident>{{&b, 0}}, barrier, c,
+  WarpScheduler s({0}, warps.size(), barrier);  // one place, one sub-partition
+  s.push(&b);
+  s.run(
+      c,
       [&](const BlockTrace&, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
         order.emplace_back(slot, cycle);
         if (!r.is_memory()) return IssueCost{};
         return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{load_pipe, latency};
       },
-      [](const BlockTrace&, const WarpRecord&) {});
+      [](const BlockTrace&, const WarpRecord&) {}, true);
   return order;
 }
 

@@ -20,11 +20,6 @@ struct IssueCost {
   std::uint32_t latency = 0;
 };
 
-struct Resident {
-  const BlockTrace* block = nullptr;
-  std::uint64_t thread_base = 0;  // thread slot of the block's first thread, numbered over all SMs (local memory)
-};
-
 // How often a warp waits on its loads. A warp issues loads until an instruction needs one's value; traces do not say
 // which does, so a run of loads of distinct instructions (different pcs) counts as independent (the A and B loads of
 // one matmul step, an unrolled loop's loads) and ends at the next store, barrier, non-memory work (it consumes the
@@ -319,22 +314,5 @@ class WarpScheduler {
   std::vector<std::uint64_t> m_sub_bits;  // of each ready word, the bits of each sub-partition's slots
   std::vector<std::uint64_t> m_ready, m_later;
 };
-
-// Issues the blocks of `blocks`, all resident at once (thread slots from each one's thread_base), to the end; returns
-// the resident warps. (WarpScheduler with a place a block.)
-template <typename Issue, typename Hint>
-std::uint64_t schedule_warps(const std::vector<Resident>& blocks, std::uint32_t barrier_latency, SimCounters& counters,
-                             Issue&& issue, Hint&& hint) {
-  std::vector<std::uint64_t> bases;
-  std::size_t wpp = 0;
-  for (const Resident& r : blocks) {
-    bases.push_back(r.thread_base);
-    wpp = std::max(wpp, r.block->warp_count());
-  }
-  WarpScheduler s(std::move(bases), wpp, barrier_latency);
-  for (const Resident& r : blocks) s.push(const_cast<BlockTrace*>(r.block));  // run(.., true) moves none
-  s.run(counters, issue, hint, true);
-  return s.resident_warps();
-}
 
 }  // namespace memhier
