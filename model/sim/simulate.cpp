@@ -177,10 +177,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   KernelLaunch launch;
   std::vector<BlockTrace> blocks;  // of the batch being simulated (those still running move into the schedulers)
   // Kept from launch to launch, emptied rather than rebuilt (a trace of many short kernels would otherwise spend its
-  // time building 132 L1s a launch): the SMs' L1s, and the request lists.
+  // time building 132 L1s a launch): the SMs' L1s, the request lists and the warp schedulers.
   std::vector<std::optional<SectoredCache>> l1s(static_cast<std::size_t>(arch.sm.count));
   const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
   RequestLists lists(groups, static_cast<std::size_t>(num_sms));
+  // Each SM's blocks, in launch order, through its places (warp_scheduler.h); started afresh each launch.
+  std::vector<WarpScheduler> schedulers(static_cast<std::size_t>(num_sms));
   std::vector<std::uint16_t> slice_group;  // SmFrontSpec::slice_group and slice_home
   std::vector<std::uint8_t> slice_home;
   for (int slice = 0; slice < arch.l2.slices; ++slice) {
@@ -284,17 +286,15 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     std::vector<std::size_t> active;  // SMs that made requests in the batch
     std::size_t ready = 0;            // blocks read ahead: blocks[0, ready) at the start of a batch
     std::size_t wave_addresses = 0;   // lane addresses of the last whole wave read
-    // Each SM's blocks, in launch order, through its places; a block's threads take the thread slots of its place
-    // (local memory belongs to the slot, not to the thread: see spec.local_threads).
-    std::vector<WarpScheduler> schedulers;
-    schedulers.reserve(sm_count);
+    // A block's threads take the thread slots of its place (local memory belongs to the slot, not to the thread: see
+    // spec.local_threads).
     const std::size_t warps_per_block = (launch.block.count() + kWarpSize - 1) / kWarpSize;
     for (std::size_t s = 0; s < sm_count; ++s) {
       std::vector<std::uint64_t> bases;
       for (int p = 0; p < ks.occupancy.blocks_per_sm; ++p)
         bases.push_back(s * max_threads_per_sm + static_cast<std::uint64_t>(p) * launch.block.count());
-      schedulers.emplace_back(std::move(bases), warps_per_block, barrier_latency,
-                              static_cast<std::size_t>(std::max(arch.sm.sub_partitions, 1)));
+      schedulers[s].start(std::move(bases), warps_per_block, barrier_latency,
+                          static_cast<std::size_t>(std::max(arch.sm.sub_partitions, 1)));
     }
     bool trace_done = false;
     for (;;) {

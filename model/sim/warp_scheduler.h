@@ -99,22 +99,37 @@ class WarpScheduler {
  public:
   // `place_base[p]`: the thread slot (numbered over all SMs, for local memory) of place p's first thread; a block's
   // warps are at most `warps_per_place` (the launch's block size in warps).
+  WarpScheduler() = default;  // start() before use
   WarpScheduler(std::vector<std::uint64_t> place_base, std::size_t warps_per_place, std::uint32_t barrier_latency,
-                std::size_t sub_partitions = 1)
-      : m_base(std::move(place_base)),
-        m_wpp(warps_per_place),
-        m_barrier(barrier_latency),
-        m_subs(std::max<std::size_t>(sub_partitions, 1)),
-        m_places(m_base.size()),
-        m_held(m_base.size()),
-        m_warps(m_base.size() * warps_per_place) {
-    if (m_warps.size() > (std::size_t{1} << kSlotBits))
-      throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
-    m_ready.assign((m_warps.size() + 63) / 64, 0);
-    m_sub_bits.assign(m_ready.size() * m_subs, 0);
-    for (std::size_t slot = 0; slot < m_ready.size() * 64; ++slot)
-      m_sub_bits[slot / 64 * m_subs + slot % m_subs] |= std::uint64_t{1} << (slot % 64);
+                std::size_t sub_partitions = 1) {
+    start(std::move(place_base), warps_per_place, barrier_latency, sub_partitions);
+  }
+  // Forgets everything for a new launch, keeping the memory it holds (a trace of many short launches would otherwise
+  // spend its time building schedulers).
+  void start(std::vector<std::uint64_t> place_base, std::size_t warps_per_place, std::uint32_t barrier_latency,
+             std::size_t sub_partitions = 1) {
+    m_base = std::move(place_base);
+    m_wpp = warps_per_place;
+    m_barrier = barrier_latency;
+    m_subs = std::max<std::size_t>(sub_partitions, 1);
+    m_places.assign(m_base.size(), Place{});
+    if (m_held.size() < m_base.size()) m_held.resize(m_base.size());
     for (BlockTrace& b : m_held) b.compact_strided = true;  // as simulate()'s blocks (they trade places)
+    const std::size_t warps = m_base.size() * m_wpp;
+    if (warps > (std::size_t{1} << kSlotBits)) throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
+    m_warps.resize(warps);  // each warp is set up as its block takes the place (refill())
+    m_ready.assign((warps + 63) / 64, 0);
+    if (m_sub_bits.size() != m_ready.size() * m_subs || m_sub_bits_of != m_subs) {
+      m_sub_bits.assign(m_ready.size() * m_subs, 0);
+      for (std::size_t slot = 0; slot < m_ready.size() * 64; ++slot)
+        m_sub_bits[slot / 64 * m_subs + slot % m_subs] |= std::uint64_t{1} << (slot % 64);
+      m_sub_bits_of = m_subs;
+    }
+    m_later.clear();
+    m_queue.clear();
+    m_queue_at = m_active = m_live_places = 0;
+    m_now = m_resident = 0;
+    m_next_sub = 0;
   }
 
   void push(BlockTrace* b) {
@@ -298,9 +313,9 @@ class WarpScheduler {
   }
 
   std::vector<std::uint64_t> m_base;
-  std::size_t m_wpp;
-  std::uint32_t m_barrier;
-  std::size_t m_subs;  // sub-partitions: warp slot s is on sub-partition s mod m_subs
+  std::size_t m_wpp = 0;
+  std::uint32_t m_barrier = 0;
+  std::size_t m_subs = 1;  // sub-partitions: warp slot s is on sub-partition s mod m_subs
   std::vector<Place> m_places;
   std::vector<BlockTrace> m_held;  // traces of blocks running on from an earlier batch, a place each
   std::vector<Warp> m_warps;       // place p's warps at slots p * m_wpp ...
@@ -312,6 +327,7 @@ class WarpScheduler {
   std::uint64_t m_resident = 0;
   std::size_t m_next_sub = 0;             // the sub-partition whose warp goes first next
   std::vector<std::uint64_t> m_sub_bits;  // of each ready word, the bits of each sub-partition's slots
+  std::size_t m_sub_bits_of = 0;          // the sub-partitions m_sub_bits was made for
   std::vector<std::uint64_t> m_ready, m_later;
 };
 
