@@ -31,15 +31,13 @@ namespace memhier {
 namespace {
 
 constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from descriptions' global heap
-// Blocks are simulated in batches of waves (a wave: a block on every place of every SM): each SM runs its blocks of
-// the batch, so its L1 state stays in the host's caches, until a place frees up with none left to take it; the
-// blocks still running go on in the next batch, their cycles counting on. Each slice group then replays the batch's
-// requests in cycle order. (A request of the next batch may come before one of this batch from another SM; the
-// batches' ends are a few blocks' time apart.) A batch ends after kBatchWaves waves, once it holds kBatchAddresses
-// lane addresses (32
-// MiB of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's
-// rate per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's
-// caches).
+// Blocks are simulated in batches of waves (a wave: a block on every place of every SM): each SM runs its blocks of the
+// batch, so its L1 state stays in the host's caches, until a place frees up with none left to take it; the blocks still
+// running go on in the next batch, their cycles counting on. Each slice group then replays the batch's requests in
+// cycle order. (A request of the next batch may come before one of this batch from another SM; the batches' ends are a
+// few blocks' time apart.) A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32 MiB
+// of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's rate
+// per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's caches).
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
