@@ -833,6 +833,43 @@ TEST_CASE("bank model: every access shape against a direct count of each phase's
   }
 }
 
+TEST_CASE("strided shared accesses: the closed form gives what the word-by-word count gives") {
+  // Columns of 32 x 33 and 32 x 32 float tiles (strides of 33 and 32 words: 1 and 32 wavefronts), a broadcast, rows,
+  // descending lanes, and random strides, starts and lane counts on 16, 32 and 64 banks.
+  auto both = [](std::uint64_t first, std::uint64_t stride, unsigned n, unsigned banks) {
+    std::vector<std::uint8_t> lanes;
+    std::vector<std::uint64_t> addresses;
+    for (unsigned i = 0; i < n; ++i) {
+      lanes.push_back(static_cast<std::uint8_t>(i));
+      addresses.push_back(first + i * stride);
+    }
+    const BankResult want = shared_wavefronts(lanes, addresses, 4, banks, 4);
+    const std::optional<BankResult> got = strided_wavefronts(first, stride, n, 4, banks, 4);
+    REQUIRE(got.has_value());
+    CHECK(got->wavefronts == want.wavefronts);
+    CHECK(got->ideal == want.ideal);
+    return got->wavefronts;
+  };
+  CHECK(both(0, 33 * 4, 32, 32) == 1);
+  CHECK(both(0, 32 * 4, 32, 32) == 32);
+  CHECK(both(4, 0, 32, 32) == 1);
+  CHECK(both(8, 4, 32, 32) == 1);
+  CHECK(both(4096, ~std::uint64_t{0} - 63, 32, 32) == 16);  // -16 words: two banks, 16 lanes each
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    CAPTURE(trial);
+    const unsigned banks = 16U << (rng() % 3);
+    const std::uint64_t first = (rng() % 4096) * 4;
+    const auto stride = static_cast<std::uint64_t>(static_cast<std::int64_t>(rng() % 257) - 128) * 4;
+    both(first + 128 * 4, stride, 2 + static_cast<unsigned>(rng() % 31), banks);
+  }
+  // Not closed-form: 8-byte accesses (half-warp phases), starts or strides off a bank word, far strides.
+  CHECK(!strided_wavefronts(0, 8, 32, 8, 32, 4).has_value());
+  CHECK(!strided_wavefronts(2, 4, 32, 4, 32, 4).has_value());
+  CHECK(!strided_wavefronts(0, 6, 32, 4, 32, 4).has_value());
+  CHECK(!strided_wavefronts(0, std::uint64_t{1} << 40U, 32, 4, 32, 4).has_value());
+}
+
 TEST_CASE("L1 data-stage passes: the most-loaded bank's words for hits, two missed lines a pass") {
   // One warp loads x twice with the pattern given; the second load hits L1. Words are 4 bytes, banks (word % 32).
   auto passes = [&](const std::string& index) {

@@ -100,6 +100,14 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   // (lanes()), not for every record (writing 32 addresses cost a copy 3% of its host instructions).
   constexpr std::uint8_t kCompactDense = kLayoutCompact | kLayoutKnown | kLayoutDense;
   m_compact = nullptr;
+  // A compact shared record of bank words (a tile's column, a broadcast): its wavefronts in closed form, its lanes
+  // never written out.
+  if (r.space == AddressSpace::shared && (r.layout & kLayoutCompact) != 0) {
+    const std::uint64_t first = b.addresses[r.address_index], stride = b.addresses[r.address_index + 1];
+    const std::optional<BankResult> w = strided_wavefronts(first, stride, static_cast<unsigned>(r.active_lanes()),
+                                                           r.size, m_spec.banks, m_spec.bank_bytes);
+    if (w) return shared_access(r, *w);
+  }
   std::span<const std::uint64_t> a;
   if ((r.layout & kCompactDense) == kCompactDense &&
       (r.space == AddressSpace::global || r.space == AddressSpace::texture) && r.kind != AccessKind::bulk_copy) {
@@ -120,36 +128,8 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
     return {};
   }
   switch (r.space) {
-    case AddressSpace::shared: {
-      const BankResult w = banks(r, a);
-      // ncu's shared load and store counts (smsp__inst_executed_op_shared_ld/st, their wavefronts and conflicts)
-      // leave out atomics and cp.async writes: on the H100, histogram_shared's 524288 ATOMS and async_copy_pipeline's
-      // LDGSTS count in neither, so they have counters of their own.
-      switch (r.kind) {
-        case AccessKind::atomic:
-        case AccessKind::reduction:
-          ++c.shared_atom_requests;
-          c.shared_atom_wavefronts += w.wavefronts;
-          return {static_cast<std::uint32_t>(w.wavefronts), r.kind == AccessKind::atomic ? m_spec.shared_latency : 0};
-        case AccessKind::async_copy:
-          predicated_loads_of_async_copy();
-          ++c.shared_async_requests;
-          c.shared_async_wavefronts += w.wavefronts;
-          return {static_cast<std::uint32_t>(w.wavefronts), 0};
-        case AccessKind::store:
-          ++c.shared_st_requests;
-          c.shared_st_wavefronts += w.wavefronts;
-          c.shared_st_bank_conflicts += w.conflicts();
-          return {static_cast<std::uint32_t>(w.wavefronts), 0};
-        case AccessKind::load:
-        case AccessKind::bulk_copy:
-          break;
-      }
-      ++c.shared_ld_requests;
-      c.shared_ld_wavefronts += w.wavefronts;
-      c.shared_ld_bank_conflicts += w.conflicts();
-      return {static_cast<std::uint32_t>(w.wavefronts), m_spec.shared_latency};
-    }
+    case AddressSpace::shared:
+      return shared_access(r, banks(r, a));
     case AddressSpace::constant: {
       std::copy(a.begin(), a.end(), m_mapped.begin());
       const auto distinct = static_cast<std::uint64_t>(sort_unique(m_mapped.data(), a.size()));
@@ -209,6 +189,37 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   const std::uint64_t first = front / kLineBytes, last = back / kLineBytes;
   m_l1.prefetch_slot(first);
   if (last != first) m_l1.prefetch_slot(last);
+}
+
+IssueCost SmFront::shared_access(const WarpRecord& r, const BankResult& w) {
+  SimCounters& c = counters;
+  // ncu's shared load and store counts (smsp__inst_executed_op_shared_ld/st, their wavefronts and conflicts) leave
+  // out atomics and cp.async writes: on the H100, histogram_shared's 524288 ATOMS and async_copy_pipeline's LDGSTS
+  // count in neither, so they have counters of their own.
+  switch (r.kind) {
+    case AccessKind::atomic:
+    case AccessKind::reduction:
+      ++c.shared_atom_requests;
+      c.shared_atom_wavefronts += w.wavefronts;
+      return {static_cast<std::uint32_t>(w.wavefronts), r.kind == AccessKind::atomic ? m_spec.shared_latency : 0};
+    case AccessKind::async_copy:
+      predicated_loads_of_async_copy();
+      ++c.shared_async_requests;
+      c.shared_async_wavefronts += w.wavefronts;
+      return {static_cast<std::uint32_t>(w.wavefronts), 0};
+    case AccessKind::store:
+      ++c.shared_st_requests;
+      c.shared_st_wavefronts += w.wavefronts;
+      c.shared_st_bank_conflicts += w.conflicts();
+      return {static_cast<std::uint32_t>(w.wavefronts), 0};
+    case AccessKind::load:
+    case AccessKind::bulk_copy:
+      break;
+  }
+  ++c.shared_ld_requests;
+  c.shared_ld_wavefronts += w.wavefronts;
+  c.shared_ld_bank_conflicts += w.conflicts();
+  return {static_cast<std::uint32_t>(w.wavefronts), m_spec.shared_latency};
 }
 
 BankResult SmFront::banks(const WarpRecord& r, std::span<const std::uint64_t> a) {

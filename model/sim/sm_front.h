@@ -67,6 +67,8 @@ class SmFront {
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses, std::uint8_t layout);
   // Every lane's address of the record issued: `a` itself, or a compact record's lanes written out.
   std::span<const std::uint64_t> lanes(const WarpRecord& r, std::span<const std::uint64_t> a);
+  // Counts a shared-memory access of wavefronts `w` and says what it costs the pipeline.
+  IssueCost shared_access(const WarpRecord& r, const BankResult& w);
   // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
   BankResult banks(const WarpRecord& r, std::span<const std::uint64_t> addresses);
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <numeric>
 
 #include "../util/sort_unique.h"
 
@@ -108,6 +109,25 @@ BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
   // Bytes the lanes move, a bank word per bank a wavefront (more than one phase's worth with fewer than 32 banks).
   const auto data = static_cast<std::uint64_t>(addresses.size()) * size, width = std::uint64_t{banks} * bank_bytes;
   r.ideal = std::max(r.ideal, static_cast<std::uint32_t>((data + width - 1) / width));
+  return r;
+}
+
+std::optional<BankResult> strided_wavefronts(std::uint64_t first, std::uint64_t stride, unsigned n, unsigned size,
+                                             unsigned banks, unsigned bank_bytes) {
+  constexpr std::uint64_t kFar = std::uint64_t{1} << 32U;
+  if (n == 0 || size != bank_bytes || first % bank_bytes != 0 || stride % bank_bytes != 0 ||
+      (stride >= kFar && ~stride + 1 >= kFar))
+    return std::nullopt;
+  BankResult r;
+  if (stride == 0) {
+    r.wavefronts = 1;
+  } else {
+    const auto d = static_cast<unsigned>((stride / bank_bytes) & (banks - 1U));  // banks: a power of two
+    const unsigned period = banks / std::gcd(d == 0 ? banks : d, banks);
+    r.wavefronts = (n + period - 1) / period;
+  }
+  const std::uint64_t width = std::uint64_t{banks} * bank_bytes;
+  r.ideal = std::max<std::uint32_t>(1, static_cast<std::uint32_t>((std::uint64_t{n} * size + width - 1) / width));
   return r;
 }
 

@@ -4,6 +4,7 @@
 // of 512 distinct bytes takes 4 wavefronts (2 a phase), one whose half-warps each read a single 16-byte chunk 2 (the
 // H100's ncu wavefronts for matmul_tiled's LDS.128 broadcasts; quarter-warp phases would make 4).
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace memhier {
@@ -25,5 +26,13 @@ struct BankResult {
 // the stretch over the banks, rounded up: counted so, without looking at each word.
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes);
+
+// As shared_wavefronts() for `n` lanes at first, first + stride, ... (wrapping modulo 2^64, as a negative stride does;
+// a tile's column, a broadcast), in closed form where each access is one bank word (size == bank_bytes, first and
+// stride multiples of it): word i's bank, (first / bank_bytes + i * d) mod banks with d = stride / bank_bytes, comes
+// round again every banks / gcd(d, banks) lanes, so the most-loaded bank holds n over that, rounded up (d = 0: one
+// word, a broadcast). nullopt for other accesses, and for strides of 4 GiB or more either way.
+std::optional<BankResult> strided_wavefronts(std::uint64_t first, std::uint64_t stride, unsigned n, unsigned size,
+                                             unsigned banks, unsigned bank_bytes);
 
 }  // namespace memhier
