@@ -191,6 +191,24 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   if (last != first) m_l1.prefetch_slot(last);
 }
 
+std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint32_t lines,
+                                   std::uint32_t floor) {
+  if (lines <= 1 || floor >= lines) return std::max(lines, floor);
+  if (m_compact == nullptr && r.size <= m_spec.bank_bytes && most_lanes_a_bank(a, r.size) <= floor) return floor;
+  return std::max(floor, std::min(lines, banks(r, lanes(r, a)).wavefronts));
+}
+
+std::uint32_t SmFront::most_lanes_a_bank(std::span<const std::uint64_t> a, unsigned size) const {
+  const auto shift = static_cast<unsigned>(std::countr_zero(m_spec.bank_bytes));
+  const std::uint64_t mask = m_spec.banks - 1U;
+  std::array<std::uint8_t, 64> per_bank{};  // banks: at most 64 (arch validation)
+  std::uint32_t most = 0;
+  for (const std::uint64_t x : a)
+    for (std::uint64_t w = x >> shift; w <= (x + size - 1) >> shift; ++w)
+      most = std::max<std::uint32_t>(most, ++per_bank[static_cast<std::size_t>(w & mask)]);
+  return most;
+}
+
 IssueCost SmFront::shared_access(const WarpRecord& r, const BankResult& w) {
   SimCounters& c = counters;
   // ncu's shared load and store counts (smsp__inst_executed_op_shared_ld/st, their wavefronts and conflicts) leave
@@ -306,11 +324,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   coalesce(a, r.size, layout, m_sectors);
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
   const auto lines = static_cast<std::uint32_t>(m_sectors.line_count);
-  // The data stage reads the L1's banks as shared memory's: a request takes as many passes as its most-loaded bank
-  // has distinct words (softmax_naive's column of rows: 32, one word of every line in one bank; a random gather of
-  // L1 hits: about 4 for 28 lines), never more than one a line, so a request within one line takes one.
-  std::uint32_t passes = lines;
-  if (lines > 1) passes = std::min(lines, banks(r, lanes(r, a)).wavefronts);
+  // The data stage reads the L1's banks as shared memory's (data_passes()).
   const bool local = r.space == AddressSpace::local;
   switch (r.kind) {
     case AccessKind::store: {
@@ -332,8 +346,9 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
         }
         send(line, mask, L2Op::write, words);
       }
-      c.l1_wavefronts += passes;
-      return {passes, 0};
+      const std::uint32_t p = lines <= 1 ? lines : data_passes(r, a, lines, 0);
+      c.l1_wavefronts += p;
+      return {p, 0};
     }
     case AccessKind::atomic:
     case AccessKind::reduction: {
@@ -368,10 +383,10 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       }
       send(line, mask, L2Op::read);
     });
-    passes = std::max(passes, (lines + 1) / 2);  // every line comes from L2 (see below)
-    c.l1_wavefronts += passes;
-    if (r.kind != AccessKind::async_copy) c.l1_ld_wavefronts += passes;
-    return {passes, m_spec.l2_latency};
+    const std::uint32_t p = data_passes(r, a, lines, (lines + 1) / 2);  // every line comes from L2 (see below)
+    c.l1_wavefronts += p;
+    if (r.kind != AccessKind::async_copy) c.l1_ld_wavefronts += p;
+    return {p, m_spec.l2_latency};
   }
   const L2Property l1_property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
   c.l1_sector_lookups += sectors;
@@ -388,10 +403,11 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   });
   // Lines that missed come back from L2 through the data stage two a pass (H100 random_gather, every line missing L1:
   // 12.9 read passes per 28-line gather; m = 2^18, 94% missing: 15.7).
-  passes = std::max(passes, (missed + 1) / 2);
-  c.l1_wavefronts += passes;
-  if (r.kind != AccessKind::async_copy) c.l1_ld_wavefronts += passes;  // ncu counts no LDGSTS among them
-  return {passes, missed != 0 ? m_spec.l2_latency : m_spec.l1_latency};
+  const std::uint32_t half = (missed + 1) / 2;
+  const std::uint32_t p = lines <= 1 || half >= lines ? std::max(lines, half) : data_passes(r, a, lines, half);
+  c.l1_wavefronts += p;
+  if (r.kind != AccessKind::async_copy) c.l1_ld_wavefronts += p;  // ncu counts no LDGSTS among them
+  return {p, missed != 0 ? m_spec.l2_latency : m_spec.l1_latency};
 }
 
 }  // namespace memhier

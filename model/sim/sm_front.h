@@ -67,6 +67,16 @@ class SmFront {
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses, std::uint8_t layout);
   // Every lane's address of the record issued: `a` itself, or a compact record's lanes written out.
   std::span<const std::uint64_t> lanes(const WarpRecord& r, std::span<const std::uint64_t> a);
+  // The L1 data stage's passes for a request of `lines` lines (addresses `a`) that takes at least `floor` of them (a
+  // load's lines missing L1 come back two a pass): as many as its most-loaded bank has distinct words (softmax_naive's
+  // column of rows: 32, one word of every line in one bank; a random gather of L1 hits: about 4 for 28 lines), never
+  // more than one a line, so a request within one line takes one. The bank count is needed only where it could exceed
+  // `floor`, which the lanes a bank count rules out for a scattered gather of bank words.
+  std::uint32_t data_passes(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint32_t lines,
+                            std::uint32_t floor);
+  // The most lanes' words of `a` (accesses of `size` bytes, at most a bank word) in one bank: no fewer than the
+  // distinct words the data stage's most-loaded bank holds.
+  [[nodiscard]] std::uint32_t most_lanes_a_bank(std::span<const std::uint64_t> a, unsigned size) const;
   // Counts a shared-memory access of wavefronts `w` and says what it costs the pipeline.
   IssueCost shared_access(const WarpRecord& r, const BankResult& w);
   // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
