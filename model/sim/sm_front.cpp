@@ -100,14 +100,10 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   // (lanes()), not for every record (writing 32 addresses cost a copy 3% of its host instructions).
   constexpr std::uint8_t kCompactDense = kLayoutCompact | kLayoutKnown | kLayoutDense;
   m_compact = nullptr;
-  // A compact shared record of bank words (a tile's column, a broadcast): its wavefronts in closed form, its lanes
-  // never written out.
-  if (r.space == AddressSpace::shared && (r.layout & kLayoutCompact) != 0) {
-    const std::uint64_t first = b.addresses[r.address_index], stride = b.addresses[r.address_index + 1];
-    const std::optional<BankResult> w = strided_wavefronts(first, stride, static_cast<unsigned>(r.active_lanes()),
-                                                           r.size, m_spec.banks, m_spec.bank_bytes);
-    if (w) return shared_access(r, *w);
-  }
+  m_block = &b;
+  // A compact shared record of bank words (a tile's column, a broadcast): its lanes never written out.
+  if (r.space == AddressSpace::shared)
+    if (const std::optional<BankResult> w = compact_banks(r)) return shared_access(r, *w);
   std::span<const std::uint64_t> a;
   if ((r.layout & kCompactDense) == kCompactDense &&
       (r.space == AddressSpace::global || r.space == AddressSpace::texture) && r.kind != AccessKind::bulk_copy) {
@@ -195,7 +191,15 @@ std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uin
                                    std::uint32_t floor) {
   if (lines <= 1 || floor >= lines) return std::max(lines, floor);
   if (m_compact == nullptr && r.size <= m_spec.bank_bytes && most_lanes_a_bank(a, r.size) <= floor) return floor;
-  return std::max(floor, std::min(lines, banks(r, lanes(r, a)).wavefronts));
+  const std::optional<BankResult> compact = compact_banks(r);
+  return std::max(floor, std::min(lines, compact ? compact->wavefronts : banks(r, lanes(r, a)).wavefronts));
+}
+
+std::optional<BankResult> SmFront::compact_banks(const WarpRecord& r) const {
+  if ((r.layout & kLayoutCompact) == 0) return std::nullopt;
+  const std::uint64_t first = m_block->addresses[r.address_index], stride = m_block->addresses[r.address_index + 1];
+  return strided_wavefronts(first, stride, static_cast<unsigned>(r.active_lanes()), r.size, m_spec.banks,
+                            m_spec.bank_bytes);
 }
 
 std::uint32_t SmFront::most_lanes_a_bank(std::span<const std::uint64_t> a, unsigned size) const {

@@ -77,6 +77,9 @@ class SmFront {
   // The most lanes' words of `a` (accesses of `size` bytes, at most a bank word) in one bank: no fewer than the
   // distinct words the data stage's most-loaded bank holds.
   [[nodiscard]] std::uint32_t most_lanes_a_bank(std::span<const std::uint64_t> a, unsigned size) const;
+  // A compact record's wavefronts through the banks in closed form where its lanes are bank words at a stride
+  // (strided_wavefronts: a tile's column, a broadcast, a strided load), without writing its lanes out; else nullopt.
+  [[nodiscard]] std::optional<BankResult> compact_banks(const WarpRecord& r) const;
   // Counts a shared-memory access of wavefronts `w` and says what it costs the pipeline.
   IssueCost shared_access(const WarpRecord& r, const BankResult& w);
   // Wavefronts of the access through the banks (shared memory, and the L1 data stage, which has the same banks).
@@ -121,7 +124,8 @@ class SmFront {
   std::array<std::uint64_t, kWarpSize> m_mapped{};
   std::array<std::uint8_t, kWarpSize> m_lanes{};
   LaneBuffer m_buffer{};                  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
-  const BlockTrace* m_compact = nullptr;  // the block of the compact dense record issued (see global_access)
+  const BlockTrace* m_block = nullptr;    // the block of the record being issued
+  const BlockTrace* m_compact = nullptr;  // the same, where the record is compact and dense (see global_access)
   std::array<std::uint64_t, 2> m_ends{};  // its first and last lane's addresses
   // in_flight()'s reads: direct-mapped by line (a line whose entry another took loses its merges), made at the first
   // .cg load; an SmFront lives for one launch, whose cycles only go up.

@@ -22,36 +22,21 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "memhier/urand.h"
+#include "probe_util.cuh"
 
 namespace {
-
-__device__ long long float4_index(long long t, long long k, long long granules, unsigned long long seed) {
-  const long long g = t / 4, run = g / k;
-  // urand(seed, run, 0, granules / k) with the modulo as a mask (both powers of two): a 64-bit division a thread
-  // would make the kernel bound by its arithmetic, not by DRAM.
-  const auto runs = static_cast<unsigned long long>(granules / k);
-  const auto start =
-      static_cast<long long>(memhier::urand_bits(seed, static_cast<unsigned long long>(run)) & (runs - 1)) * k;
-  return (start + g % k) * 4 + t % 4;  // a granule is 4 float4s
-}
 
 __global__ void dram_read(const float4* a, long long n, long long k, long long granules, unsigned long long seed,
                           float* sink) {
   const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (t >= n) return;
-  const float4 v = a[float4_index(t, k, granules, seed)];
+  const float4 v = a[probe::granule_float4(t, k, granules, seed)];
   if (v.x + v.y + v.z + v.w < 0.0F) sink[0] = v.x;  // the data are positive: no store
 }
 
 __global__ void dram_write(float4* a, long long n, long long k, long long granules, unsigned long long seed) {
   const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (t < n) a[float4_index(t, k, granules, seed)] = make_float4(1.0F, 2.0F, 3.0F, 4.0F);
-}
-
-__global__ void fill(float4* a, long long n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) a[i] = make_float4(1.0F, 1.0F, 1.0F, 1.0F);
+  if (t < n) a[probe::granule_float4(t, k, granules, seed)] = make_float4(1.0F, 2.0F, 3.0F, 4.0F);
 }
 
 }  // namespace
@@ -70,11 +55,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&sink, sizeof(float)));
   const int threads = 256;
   const auto blocks = static_cast<unsigned>((kThreads + threads - 1) / threads);
-  fill<<<static_cast<unsigned>(kBuffer / 16 / threads), threads>>>(a, kBuffer / 16);
+  probe::fill<<<1024, threads>>>(reinterpret_cast<float*>(a), kBuffer / 4, 1);
   CHECK(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("{\n  \"buffer_bytes\": %lld, \"bytes\": %lld, \"block\": %d, \"runs\": %d,\n  \"results\": [\n", kBuffer,
               kBytes, threads, runs);
   // Run lengths 1 to 1024 over the whole buffer, then single granules over its first 256 MiB to 1 GiB (how far the
@@ -94,21 +76,16 @@ int main(int argc, char** argv) {
     const char* pattern = config.pattern;
     const long long k = config.k, granules = config.buffer / 64;
     std::vector<float> us;
-    for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
-      CHECK(cudaEventRecord(start));
-      if (pattern[0] == 'r')
-        dram_read<<<blocks, threads>>>(a, kThreads, k, granules, seed, sink);
-      else
-        dram_write<<<blocks, threads>>>(a, kThreads, k, granules, seed);
-      CHECK(cudaEventRecord(stop));
-      CHECK(cudaEventSynchronize(stop));
-      CHECK(cudaGetLastError());
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      if (r > 0) us.push_back(ms * 1000.0F);
-      ++seed;
-    }
-    std::sort(us.begin(), us.end());
+    const int rc = probe::timed_runs(
+        runs, seed,
+        [&](unsigned long long s) {
+          if (pattern[0] == 'r')
+            dram_read<<<blocks, threads>>>(a, kThreads, k, granules, s, sink);
+          else
+            dram_write<<<blocks, threads>>>(a, kThreads, k, granules, s);
+        },
+        us);
+    if (rc != 0) return rc;
     std::printf(
         "%s    {\"pattern\": \"%s\", \"run_granules\": %lld, \"buffer_bytes\": %lld, \"median_us\": %.3f, "
         "\"min_us\": %.3f, \"max_us\": %.3f}",

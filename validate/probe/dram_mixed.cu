@@ -21,18 +21,14 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "memhier/urand.h"
+#include "probe_util.cuh"
 
 namespace {
 
 constexpr long long kHalfGranules = (1LL << 30) / 64;
 
 __device__ long long float4_index(long long t, long long k, unsigned long long seed) {
-  const long long g = t / 4, run = g / k;
-  const auto runs = static_cast<unsigned long long>(kHalfGranules / k);  // a power of two: the modulo is a mask
-  const auto start =
-      static_cast<long long>(memhier::urand_bits(seed, static_cast<unsigned long long>(run)) & (runs - 1)) * k;
-  return (start + g % k) * 4 + t % 4;  // a granule is 4 float4s
+  return probe::granule_float4(t, k, kHalfGranules, seed);
 }
 
 __global__ void mixed_read(const float4* a, long long n, long long k, unsigned long long seed, float* sink) {
@@ -52,11 +48,6 @@ __global__ void mixed_copy(const float4* a, float4* b, long long n, long long k,
   if (t < n) b[float4_index(t, k, seed + 1000003)] = a[float4_index(t, k, seed)];
 }
 
-__global__ void fill(float4* a, long long n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) a[i] = make_float4(1.0F, 1.0F, 1.0F, 1.0F);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,11 +65,8 @@ int main(int argc, char** argv) {
   float4* b = a + (kBuffer / 2) / 16;
   const int threads = 256;
   const auto blocks = static_cast<unsigned>((kThreads + threads - 1) / threads);
-  fill<<<static_cast<unsigned>(kBuffer / 16 / threads), threads>>>(a, kBuffer / 16);
+  probe::fill<<<1024, threads>>>(reinterpret_cast<float*>(a), kBuffer / 4, 1);
   CHECK(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("{\n  \"buffer_bytes\": %lld, \"bytes\": %lld, \"block\": %d, \"runs\": %d,\n  \"results\": [\n", kBuffer,
               kBytes, threads, runs);
   bool first = true;
@@ -86,20 +74,15 @@ int main(int argc, char** argv) {
   for (const char* pattern : {"read", "write", "copy"})
     for (long long k : {1LL, 4LL, 16LL, 64LL, 1024LL}) {
       std::vector<float> us;
-      for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
-        CHECK(cudaEventRecord(start));
-        if (std::strcmp(pattern, "read") == 0) mixed_read<<<blocks, threads>>>(a, kThreads, k, seed, sink);
-        if (std::strcmp(pattern, "write") == 0) mixed_write<<<blocks, threads>>>(b, kThreads, k, seed);
-        if (std::strcmp(pattern, "copy") == 0) mixed_copy<<<blocks, threads>>>(a, b, kThreads, k, seed);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaGetLastError());
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (r > 0) us.push_back(ms * 1000.0F);
-        ++seed;
-      }
-      std::sort(us.begin(), us.end());
+      const int rc = probe::timed_runs(
+          runs, seed,
+          [&](unsigned long long s) {
+            if (std::strcmp(pattern, "read") == 0) mixed_read<<<blocks, threads>>>(a, kThreads, k, s, sink);
+            if (std::strcmp(pattern, "write") == 0) mixed_write<<<blocks, threads>>>(b, kThreads, k, s);
+            if (std::strcmp(pattern, "copy") == 0) mixed_copy<<<blocks, threads>>>(a, b, kThreads, k, s);
+          },
+          us);
+      if (rc != 0) return rc;
       std::printf(
           "%s    {\"pattern\": \"%s\", \"run_granules\": %lld, \"median_us\": %.3f, \"min_us\": %.3f, "
           "\"max_us\": %.3f}",

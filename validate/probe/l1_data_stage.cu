@@ -21,7 +21,7 @@
 //   l1    reread, and a gather over a 16 KiB table: hits after each warp's first requests
 // Output (stdout): one JSON object listing the launches in order (the warm-ups too), each with its kernel, source and
 // settings; ncu's CSV gives each launch's counters in the same order.
-// Usage: l1_data_stage. Build: nvcc -O2 -arch=sm_90 l1_data_stage.cu -o l1_data_stage
+// Usage: l1_data_stage. Build: nvcc -O2 -arch=sm_90 -I../../model/include l1_data_stage.cu -o l1_data_stage
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "probe_util.cuh"
 
 namespace {
 
@@ -129,21 +130,6 @@ __global__ void ds_gather(const float* a, long long requests, long long table_li
   if (sum < 0.0F) sink[0] = sum;
 }
 
-// Reads n floats through L2 only: pushes earlier data out of L2 (it holds 50 MiB; this reads 192 MiB).
-__global__ void evict(const float* b, long long n, float* sink) {
-  float sum = 0.0F;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    sum += __ldcg(b + i);
-  if (sum < 0.0F) sink[0] = sum;
-}
-
-__global__ void fill(float* a, long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    a[i] = 1.0F;
-}
-
 struct Config {
   std::string kernel;  // load, reread, copy, store, rmw, gather
   std::string source;  // dram, l2, l1
@@ -166,9 +152,9 @@ int main() {
   CHECK(cudaMalloc(&b, a_floats * sizeof(float)));
   CHECK(cudaMalloc(&e, e_floats * sizeof(float)));
   CHECK(cudaMalloc(&sink, sizeof(float)));
-  fill<<<sms * 8, 256>>>(a, a_floats);
-  fill<<<sms * 8, 256>>>(b, a_floats);
-  fill<<<sms * 8, 256>>>(e, e_floats);
+  probe::fill<<<sms * 8, 256>>>(a, a_floats, 1);
+  probe::fill<<<sms * 8, 256>>>(b, a_floats, 1);
+  probe::fill<<<sms * 8, 256>>>(e, e_floats, 1);
   CHECK(cudaDeviceSynchronize());
 
   // Footprints: a dram launch reads (and writes) at most 69 MiB of fresh lines, an l2 one about 13 MiB each way.
@@ -217,7 +203,7 @@ int main() {
     auto* b4 = reinterpret_cast<float4*>(rb);
     const int runs = c.source == "l2" ? 2 : 1;
     for (int run = 0; run < runs; ++run) {
-      if (c.source == "dram" && run == 0) evict<<<sms * 8, 256>>>(e, e_floats, sink);
+      if (c.source == "dram" && run == 0) probe::evict_l2<<<sms * 8, 256>>>(e, e_floats, sink);
       cudaEvent_t start, stop;
       CHECK(cudaEventCreate(&start));
       CHECK(cudaEventCreate(&stop));

@@ -10,7 +10,7 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../gpu/common.sh"
 write_environment "$out/l1_data_stage_environment.txt"
-nvcc -O2 -arch=sm_90 -I"$here" "$here/l1_data_stage.cu" -o /tmp/l1_data_stage || exit 1
+nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../model/include" "$here/l1_data_stage.cu" -o /tmp/l1_data_stage || exit 1
 cuobjdump -sass /tmp/l1_data_stage | grep -E 'Function|LDG|STG|CS2R|BRA' > "$out/l1_data_stage_sass.txt"
 /tmp/l1_data_stage > "$out/l1_data_stage.json"
 echo "l1_data_stage rc=$?" | tee -a "$out/l1_data_stage_environment.txt"

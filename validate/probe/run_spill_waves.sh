@@ -9,8 +9,9 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../gpu/common.sh"
 write_environment "$out/spill_waves_environment.txt"
-nvcc -O2 -arch=sm_90 -I"$here" "$here/spill_waves.cu" -o /tmp/spill_waves || exit 1
-cuobjdump -sass /tmp/spill_waves | grep -E 'Function|LDL|STL|LDG|STG' > "$out/spill_waves_sass.txt"
+nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../kernels" -I"$here/../../model/include" "$here/spill_waves.cu" -o /tmp/spill_waves || exit 1
+cuobjdump -sass /tmp/spill_waves | awk '/Function :/ { keep = /register_spill/ } keep' | grep -E 'Function|LDL|STL|LDG|STG' \
+  > "$out/spill_waves_sass.txt"
 /tmp/spill_waves > "$out/spill_waves.json"
 echo "spill_waves rc=$?" | tee -a "$out/spill_waves_environment.txt"
 metrics=l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum

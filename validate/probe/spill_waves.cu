@@ -3,51 +3,21 @@
 // slots (validate/results/h100-2026-11-24e), so each later wave writes the lines the wave before left in L2. The
 // simulator writes 54% more of the suite case's (n = 2^20, 3.9 waves) data back to DRAM than the H100; it starts a
 // wave when the whole previous one is done, where the GPU starts a block on an SM as soon as one there ends.
-// A kernel identical to kernels/suite_kernels.cuh's register_spill, launched with n = 1, 2, 3, 4, 8 and 16 waves'
+// The suite's register_spill itself (kernels/suite_kernels.cuh), launched with n = 1, 2, 3, 4, 8 and 16 waves'
 // threads (132 SMs x 2048) and 2^20; each launch once after a 192 MiB read has emptied the L2, so ncu runs with cache
 // control off and application replay (spill_waves_ncu.csv). A one-wave launch goes first as a warm-up: the program's
-// first launch of the kernel ran slower and kept 14% of its local loads in L1 where the same launch later keeps over
-// half (a first call without it). Output (stdout): the launches in order, warm-up marked, with their CUDA-event times.
-// Usage: spill_waves. Build: nvcc -O2 -arch=sm_90 spill_waves.cu -o spill_waves
+// first launch of the kernel ran slower (104 us against 95) and kept 14% of its local loads in L1 against the same
+// launch's 20% made second (a first call without it). Output (stdout): the launches in order, warm-up marked, with
+// their CUDA-event times.
+// Usage: spill_waves. Build: nvcc -O2 -arch=sm_90 -I../../kernels -I../../model/include spill_waves.cu -o spill_waves
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <vector>
 
 #include "cuda_check.h"
-
-namespace {
-
-__global__ void spill(const float* in, float* out, long long n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  float a[64];  // indexed by runtime values with the loops kept rolled: the compiler must place it in local memory
-  const float v = in[i];
-#pragma unroll 1
-  for (int k = 0; k < 64; ++k) a[k] = v * static_cast<float>(k);
-  float acc = 0;
-#pragma unroll 1
-  for (int pass = 0; pass < 2; ++pass)
-#pragma unroll 1
-    for (int k = 0; k < 64; ++k) acc += a[(k + pass * 7) % 64];
-  out[i] = acc;
-}
-
-__global__ void evict(const float* b, long long n, float* sink) {
-  float sum = 0.0F;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    sum += __ldcg(b + i);
-  if (sum < 0.0F) sink[0] = sum;
-}
-
-__global__ void fill(float* a, long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    a[i] = 1.0F + static_cast<float>(i % 7);
-}
-
-}  // namespace
+#include "probe_util.cuh"
+#include "suite_kernels.cuh"
 
 int main() {
   int sms = 0;
@@ -62,18 +32,18 @@ int main() {
   CHECK(cudaMalloc(&out, most * sizeof(float)));
   CHECK(cudaMalloc(&e, e_floats * sizeof(float)));
   CHECK(cudaMalloc(&sink, sizeof(float)));
-  fill<<<sms * 8, 256>>>(in, most);
-  fill<<<sms * 8, 256>>>(e, e_floats);
+  probe::fill<<<sms * 8, 256>>>(in, most, 7);
+  probe::fill<<<sms * 8, 256>>>(e, e_floats, 1);
   CHECK(cudaDeviceSynchronize());
   std::printf("{\n  \"sms\": %d,\n  \"launches\": [\n", sms);
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     const long long n = sizes[k];
-    evict<<<sms * 8, 256>>>(e, e_floats, sink);
+    probe::evict_l2<<<sms * 8, 256>>>(e, e_floats, sink);
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
     CHECK(cudaEventRecord(start));
-    spill<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in, out, n);
+    suite::register_spill<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in, out, n);
     CHECK(cudaEventRecord(stop));
     CHECK(cudaEventSynchronize(stop));
     CHECK(cudaGetLastError());
