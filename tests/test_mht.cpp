@@ -12,6 +12,7 @@
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
+#include "../traces/mht/mht_codec.h"
 
 namespace {
 
@@ -442,4 +443,67 @@ TEST_CASE("a block that asks for compact strided records holds two pool entries 
   REQUIRE(r.next_block(b));
   CHECK(b.addresses.size() == b.lanes);
   CHECK(same(b, written[0]));
+}
+
+TEST_CASE("numbers of every length from 1 to 10 bytes decode exactly, in a chunk's body and at its end") {
+  // Lane deltas of alternating sign and magnitudes 2^0 to 2^62: zigzagged, numbers of 1 to 10 bytes, which the
+  // decoder reads inline (1 and 2 bytes) or byte by byte (longer), the last ones up to the chunk's last byte.
+  BlockTrace block;
+  block.clear();
+  block.index = {1u << 28U, 300, 0};  // 5- and 2-byte block indices
+  block.begin_warp();
+  std::vector<std::uint64_t> expected;
+  for (unsigned r = 0; r < 10; ++r) {
+    WarpRecord rec;
+    rec.pc = 1U << (3 * r);               // 1 to 4 bytes
+    rec.work = r == 9 ? 0xFFFFFFFFU : 0;  // 5 bytes
+    rec.active_mask = 0xFFFFFFFFU;
+    rec.size = 4;
+    std::vector<std::uint64_t> a(32);
+    a[0] = 0x7f0000000000ULL + r;
+    for (std::size_t l = 1; l < a.size(); ++l) {
+      const std::uint64_t d = std::uint64_t{1} << ((7 * l + r) % 63);
+      a[l] = l % 2 == 0 ? a[l - 1] + d : a[l - 1] - d;
+    }
+    expected.insert(expected.end(), a.begin(), a.end());
+    block.add(rec, a);
+  }
+  mht::ChunkEncoder enc;
+  enc.reset();
+  enc.add_block(block);
+  const std::string bytes = enc.bytes();
+  REQUIRE(bytes.size() < 10 * 32 * 8);  // the deltas' form, not raw 8-byte addresses
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  // The whole chunk, then the same bytes with 1 to 16 bytes of another block after them (the decoder reads no further
+  // than the numbers it needs).
+  for (std::size_t extra = 0; extra <= 16; ++extra) {
+    CAPTURE(extra);
+    std::string padded = bytes + std::string(extra, '\x80');
+    mht::ChunkDecoder dec(reinterpret_cast<const std::uint8_t*>(padded.data()), padded.size(), 1);
+    BlockTrace out;
+    dec.next_block(out);
+    CHECK(dec.offset() == bytes.size());
+    CHECK(out.index == block.index);
+    REQUIRE(out.records.size() == 10);
+    std::vector<std::uint64_t> got;
+    for (const WarpRecord& rec : out.records) {
+      LaneBuffer buffer;
+      const auto lanes = out.lane_addresses(rec, buffer);
+      got.insert(got.end(), lanes.begin(), lanes.end());
+    }
+    CHECK(got == expected);
+    CHECK(out.records[9].work == 0xFFFFFFFFU);
+    CHECK(out.records[9].pc == 1U << 27U);
+  }
+  // Cut anywhere inside, the chunk fails with an offset inside it, never reading past its end.
+  for (std::size_t cut = 1; cut < bytes.size(); ++cut) {
+    mht::ChunkDecoder dec(data, cut, 1);
+    BlockTrace out;
+    try {
+      dec.next_block(out);
+      FAIL("a chunk cut at " << cut << " of " << bytes.size() << " bytes decoded");
+    } catch (const mht::DecodeError& e) {
+      CHECK(e.offset <= cut);
+    }
+  }
 }
