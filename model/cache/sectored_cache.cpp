@@ -262,7 +262,13 @@ std::uint32_t SectoredCache::plru_find(std::uint64_t line, std::uint32_t set) co
   const auto low = static_cast<std::uint32_t>(line);
   std::uint32_t found = 0;  // a bit per way whose tag is the line's low bits
 #if defined(__SSE2__)
-  if (m_g.ways % 4 == 0) {
+  if (m_g.ways == 16) {  // the H100's L1: equal tags give all-ones lanes, two saturating packs keep a byte a way
+    const __m128i key = _mm_set1_epi32(static_cast<int>(low));
+    const auto* t = reinterpret_cast<const __m128i*>(tags);
+    auto eq = [&](int q) { return _mm_cmpeq_epi32(_mm_loadu_si128(t + q), key); };
+    const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(eq(0), eq(1)), _mm_packs_epi32(eq(2), eq(3)));
+    found = static_cast<std::uint32_t>(_mm_movemask_epi8(bytes));
+  } else if (m_g.ways % 4 == 0) {
     const __m128i key = _mm_set1_epi32(static_cast<int>(low));
     for (std::uint32_t w = 0; w < m_g.ways; w += 4) {
       const __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + w)), key);
