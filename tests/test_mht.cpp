@@ -9,10 +9,10 @@
 #include <random>
 #include <tuple>
 
+#include "../traces/mht/mht_codec.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
-#include "../traces/mht/mht_codec.h"
 
 namespace {
 

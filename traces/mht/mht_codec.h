@@ -64,7 +64,7 @@ class ChunkDecoder {
  private:
   std::uint64_t get_varint() {
     if (m_pos < m_size && m_data[m_pos] < 0x80) return m_data[m_pos++];  // most numbers are one byte
-    if (m_size - m_pos >= 2 && m_data[m_pos + 1] < 0x80) {              // a stream's deltas: two
+    if (m_size - m_pos >= 2 && m_data[m_pos + 1] < 0x80) {               // a stream's deltas: two
       const std::uint64_t v = (m_data[m_pos] & 0x7FU) | std::uint64_t{m_data[m_pos + 1]} << 7U;
       m_pos += 2;
       return v;
