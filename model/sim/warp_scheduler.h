@@ -118,6 +118,10 @@ class WarpScheduler {
     const std::size_t warps = m_base.size() * m_wpp;
     if (warps > (std::size_t{1} << kSlotBits)) throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
     m_warps.resize(warps);  // each warp is set up as its block takes the place (refill())
+    for (std::size_t slot = 0; slot < warps; ++slot) {
+      m_warps[slot].place = static_cast<std::uint32_t>(slot / m_wpp);
+      m_warps[slot].thread = static_cast<std::uint32_t>(slot % m_wpp * kWarpSize);
+    }
     m_ready.assign((warps + 63) / 64, 0);
     if (m_sub_bits.size() != m_ready.size() * m_subs || m_sub_bits_of != m_subs) {
       m_sub_bits.assign(m_ready.size() * m_subs, 0);
@@ -162,12 +166,12 @@ class WarpScheduler {
       }
       m_ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
       Warp& w = m_warps[slot];
-      const std::size_t p = slot / m_wpp;
+      const std::size_t p = w.place;
       Place& place = m_places[p];
       const BlockTrace& block = *place.block;
       const WarpRecord& r = block.records[w.next++];
       if (w.next != w.end) hint(block, block.records[w.next]);
-      const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + (slot % m_wpp) * kWarpSize);
+      const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + w.thread);
       if (w.runs.record(r, counters)) w.pending = 0;
       if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, m_now + cost.latency);
       const std::uint64_t issued_at = m_now;
@@ -219,6 +223,8 @@ class WarpScheduler {
   struct Warp {
     std::size_t next = 0, end = 0;
     std::uint64_t pending = 0;  // cycle the loads of the current run are all back
+    std::uint32_t place = 0;    // its slot's place and first thread in the place (slot / and % warps a place, kept)
+    std::uint32_t thread = 0;
     bool at_barrier = false;
     LoadRuns runs;
   };
@@ -264,12 +270,12 @@ class WarpScheduler {
           return static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(m_ready[i])));
       return ~0U;
     }
-    for (std::size_t t = 0; t < m_subs; ++t) {
-      const std::size_t k = (m_next_sub + t) % m_subs;
+    // Sub-partitions counted round without a division (a 64-bit divide's latency on every instruction issued).
+    for (std::size_t t = 0, k = m_next_sub; t < m_subs; ++t, k = k + 1 == m_subs ? 0 : k + 1) {
       for (std::size_t i = 0; i < m_ready.size(); ++i) {
         const std::uint64_t mine = m_ready[i] & m_sub_bits[i * m_subs + k];
         if (mine != 0) {
-          m_next_sub = (k + 1) % m_subs;
+          m_next_sub = k + 1 == m_subs ? 0 : k + 1;
           return static_cast<std::uint32_t>(i * 64 + static_cast<std::size_t>(std::countr_zero(mine)));
         }
       }
