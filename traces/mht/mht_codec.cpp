@@ -250,7 +250,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     for (std::uint64_t& a : lanes) a = get_le<std::uint64_t>();
   } else {
     lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
-    for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_signed());
+    for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
   }
   predicted = lanes[0];
 }

@@ -72,6 +72,21 @@ class ChunkDecoder {
     return get_long_varint();
   }
   std::uint64_t get_long_varint();
+  // A lane's delta (a gather's take 3 to 5 bytes): while 10 bytes remain, read in line without a bound test a byte.
+  std::int64_t get_delta() {
+    if (m_size - m_pos < 10) return get_signed();
+    const std::uint8_t* p = m_data + m_pos;
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < 10; ++i) {
+      v |= std::uint64_t{p[i] & 0x7FU} << (7 * i);
+      if (p[i] < 0x80) {
+        m_pos += i + 1;
+        return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
+      }
+    }
+    m_pos += 10;
+    fail("number longer than 10 bytes");
+  }
   std::int64_t get_signed() {
     std::uint64_t v = get_varint();
     return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
