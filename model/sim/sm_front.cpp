@@ -207,9 +207,11 @@ std::uint32_t SmFront::most_lanes_a_bank(std::span<const std::uint64_t> a, unsig
   const std::uint64_t mask = m_spec.banks - 1U;
   std::array<std::uint8_t, 64> per_bank{};  // banks: at most 64 (arch validation)
   std::uint32_t most = 0;
-  for (const std::uint64_t x : a)
-    for (std::uint64_t w = x >> shift; w <= (x + size - 1) >> shift; ++w)
-      most = std::max<std::uint32_t>(most, ++per_bank[static_cast<std::size_t>(w & mask)]);
+  for (const std::uint64_t x : a) {  // at most a bank word: a lane's bytes lie in one word or straddle into the next
+    const std::uint64_t w = x >> shift, last = (x + size - 1) >> shift;
+    most = std::max<std::uint32_t>(most, ++per_bank[static_cast<std::size_t>(w & mask)]);
+    if (last != w) most = std::max<std::uint32_t>(most, ++per_bank[static_cast<std::size_t>(last & mask)]);
+  }
   return most;
 }
 
