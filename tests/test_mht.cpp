@@ -447,7 +447,8 @@ TEST_CASE("a block that asks for compact strided records holds two pool entries 
 
 TEST_CASE("numbers of every length from 1 to 10 bytes decode exactly, in a chunk's body and at its end") {
   // Lane deltas of alternating sign and magnitudes 2^0 to 2^62: zigzagged, numbers of 1 to 10 bytes, which the
-  // decoder reads inline (1 and 2 bytes) or byte by byte (longer), the last ones up to the chunk's last byte.
+  // decoder reads in line while 10 bytes of the chunk remain and through get_varint() (1 and 2 bytes in line, longer
+  // ones byte by byte) in the last 10, up to the chunk's last byte.
   BlockTrace block;
   block.clear();
   block.index = {1u << 28U, 300, 0};  // 5- and 2-byte block indices

@@ -30,7 +30,7 @@ class PlruTree {
   }
   [[nodiscard]] std::uint32_t victim(std::uint32_t bits) const {
     std::uint32_t node = 1;
-    if (m_ways == 16) {  // the H100's L1: the four steps unrolled
+    if (m_ways == 16) {  // every shipped arch's L1: the four steps unrolled
       node = 2 * node + (bits >> node & 1U);
       node = 2 * node + (bits >> node & 1U);
       node = 2 * node + (bits >> node & 1U);

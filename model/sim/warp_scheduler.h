@@ -223,8 +223,8 @@ class WarpScheduler {
   struct Warp {
     std::size_t next = 0, end = 0;
     std::uint64_t pending = 0;  // cycle the loads of the current run are all back
-    std::uint32_t place = 0;    // its slot's place and first thread in the place (slot / and % warps a place, kept)
-    std::uint32_t thread = 0;
+    std::uint32_t place = 0;    // its slot's place (slot / warps a place) and its first thread's offset there
+    std::uint32_t thread = 0;   // (slot % warps a place x 32): set once a launch, not divided out at every issue
     bool at_barrier = false;
     LoadRuns runs;
   };

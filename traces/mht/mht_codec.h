@@ -72,7 +72,8 @@ class ChunkDecoder {
     return get_long_varint();
   }
   std::uint64_t get_long_varint();
-  // A lane's delta (a gather's take 3 to 5 bytes): while 10 bytes remain, read in line without a bound test a byte.
+  // A lane's delta (a gather's take 3 to 5 bytes): while 10 bytes remain, read in line, with no call and no bound test
+  // a byte.
   std::int64_t get_delta() {
     if (m_size - m_pos < 10) return get_signed();
     const std::uint8_t* p = m_data + m_pos;
@@ -81,14 +82,14 @@ class ChunkDecoder {
       v |= std::uint64_t{p[i] & 0x7FU} << (7 * i);
       if (p[i] < 0x80) {
         m_pos += i + 1;
-        return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
+        return unzigzag(v);
       }
     }
     m_pos += 10;
     fail("number longer than 10 bytes");
   }
-  std::int64_t get_signed() {
-    std::uint64_t v = get_varint();
+  std::int64_t get_signed() { return unzigzag(get_varint()); }
+  static std::int64_t unzigzag(std::uint64_t v) {
     return static_cast<std::int64_t>(v >> 1U) ^ -static_cast<std::int64_t>(v & 1U);
   }
   template <typename T>
