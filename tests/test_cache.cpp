@@ -113,6 +113,31 @@ TEST_CASE("sort_unique: what std::set keeps, in its order, at every count up to 
   }
 }
 
+TEST_CASE("sort_unique: 17 to 32 values close together (a gather's sectors) and about 2^32 apart") {
+  std::mt19937_64 rng(11);
+  const std::uint64_t base = 0x7f0000000000ULL >> 5U;  // sector numbers of a description's heap
+  for (std::size_t n = 17; n <= 32; ++n) {
+    CAPTURE(n);
+    // Spreads: repeats, a gather's table (the sorting network's case), and about 2^32, where 32-bit offsets from the
+    // smallest value would stop fitting (a 32-bit variant was tried: bench/results/sim-2026-11-26-session38.txt).
+    for (const std::uint64_t spread : {std::uint64_t{4}, std::uint64_t{1} << 21U, std::uint64_t{0xFFFFFFFEULL},
+                                       std::uint64_t{0xFFFFFFFFULL}, std::uint64_t{1} << 32U}) {
+      CAPTURE(spread);
+      for (int trial = 0; trial < 200; ++trial) {
+        std::vector<std::uint64_t> v(n);
+        for (std::uint64_t& x : v) x = base + rng() % (spread + 1);
+        if (trial % 2 == 0) {  // both ends of the spread present
+          v[rng() % n] = base;
+          v[rng() % n] = base + spread;
+        }
+        const std::set<std::uint64_t> expected(v.begin(), v.end());
+        v.resize(sort_unique(v.data(), n));
+        CHECK(v == std::vector<std::uint64_t>(expected.begin(), expected.end()));
+      }
+    }
+  }
+}
+
 TEST_CASE("set cache: least recently used goes first, also across the stamp clock's wrap") {
   for (const std::uint32_t start : {1U, SetCache::kMaxStamp - 5U}) {
     CAPTURE(start);
