@@ -118,10 +118,11 @@ class WarpScheduler {
     const std::size_t warps = m_base.size() * m_wpp;
     if (warps > (std::size_t{1} << kSlotBits)) throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
     m_warps.resize(warps);  // each warp is set up as its block takes the place (refill())
-    for (std::size_t slot = 0; slot < warps; ++slot) {
-      m_warps[slot].place = static_cast<std::uint32_t>(slot / m_wpp);
-      m_warps[slot].thread = static_cast<std::uint32_t>(slot % m_wpp * kWarpSize);
-    }
+    for (std::size_t p = 0, slot = 0; p < m_base.size(); ++p)  // place by place: no division a slot (a short
+      for (std::size_t i = 0; i < m_wpp; ++i, ++slot) {        // launch's start is most of its cost)
+        m_warps[slot].place = static_cast<std::uint32_t>(p);
+        m_warps[slot].thread = static_cast<std::uint32_t>(i * kWarpSize);
+      }
     m_ready.assign((warps + 63) / 64, 0);
     if (m_sub_bits.size() != m_ready.size() * m_subs || m_sub_bits_of != m_subs) {
       m_sub_bits.assign(m_ready.size() * m_subs, 0);
