@@ -118,11 +118,19 @@ class WarpScheduler {
     const std::size_t warps = m_base.size() * m_wpp;
     if (warps > (std::size_t{1} << kSlotBits)) throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
     m_warps.resize(warps);  // each warp is set up as its block takes the place (refill())
-    for (std::size_t p = 0, slot = 0; p < m_base.size(); ++p)  // place by place: no division a slot (a short
-      for (std::size_t i = 0; i < m_wpp; ++i, ++slot) {        // launch's start is most of its cost)
-        m_warps[slot].place = static_cast<std::uint32_t>(p);
-        m_warps[slot].thread = static_cast<std::uint32_t>(i * kWarpSize);
-      }
+    // Each slot's place and first thread's offset in it, tabled so that issuing divides by nothing, and remade only
+    // when the shape changes: a launch of a few blocks must not touch every warp slot of every SM (on the GPU
+    // machine's 16 cores, writing them into the Warps took a fifth of a short launch's time, 500 launches a trace).
+    if (m_slot_place.size() != warps || m_slot_place_wpp != m_wpp) {
+      m_slot_place.resize(warps);
+      m_slot_thread.resize(warps);
+      for (std::size_t p = 0, slot = 0; p < m_base.size(); ++p)
+        for (std::size_t i = 0; i < m_wpp; ++i, ++slot) {
+          m_slot_place[slot] = static_cast<std::uint16_t>(p);  // at most 4096 slots (checked above)
+          m_slot_thread[slot] = static_cast<std::uint32_t>(i * kWarpSize);
+        }
+      m_slot_place_wpp = m_wpp;
+    }
     m_ready.assign((warps + 63) / 64, 0);
     if (m_sub_bits.size() != m_ready.size() * m_subs || m_sub_bits_of != m_subs) {
       m_sub_bits.assign(m_ready.size() * m_subs, 0);
@@ -167,12 +175,12 @@ class WarpScheduler {
       }
       m_ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
       Warp& w = m_warps[slot];
-      const std::size_t p = w.place;
+      const std::size_t p = m_slot_place[slot];
       Place& place = m_places[p];
       const BlockTrace& block = *place.block;
       const WarpRecord& r = block.records[w.next++];
       if (w.next != w.end) hint(block, block.records[w.next]);
-      const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + w.thread);
+      const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + m_slot_thread[slot]);
       if (w.runs.record(r, counters)) w.pending = 0;
       if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, m_now + cost.latency);
       const std::uint64_t issued_at = m_now;
@@ -224,8 +232,6 @@ class WarpScheduler {
   struct Warp {
     std::size_t next = 0, end = 0;
     std::uint64_t pending = 0;  // cycle the loads of the current run are all back
-    std::uint32_t place = 0;    // its slot's place (slot / warps a place) and its first thread's offset there
-    std::uint32_t thread = 0;   // (slot % warps a place x 32): set once a launch, not divided out at every issue
     bool at_barrier = false;
     LoadRuns runs;
   };
@@ -324,8 +330,11 @@ class WarpScheduler {
   std::uint32_t m_barrier = 0;
   std::size_t m_subs = 1;  // sub-partitions: warp slot s is on sub-partition s mod m_subs
   std::vector<Place> m_places;
-  std::vector<BlockTrace> m_held;  // traces of blocks running on from an earlier batch, a place each
-  std::vector<Warp> m_warps;       // place p's warps at slots p * m_wpp ...
+  std::vector<BlockTrace> m_held;            // traces of blocks running on from an earlier batch, a place each
+  std::vector<Warp> m_warps;                 // place p's warps at slots p * m_wpp ...
+  std::vector<std::uint16_t> m_slot_place;   // per slot: slot / m_wpp
+  std::vector<std::uint32_t> m_slot_thread;  // per slot: slot % m_wpp x 32
+  std::size_t m_slot_place_wpp = 0;          // the m_wpp they were made for
   std::vector<BlockTrace*> m_queue;
   std::size_t m_queue_at = 0;
   std::size_t m_active = 0;  // warps with records left
