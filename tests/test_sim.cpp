@@ -739,6 +739,18 @@ TEST_CASE("blocks start as places free up, in the place's thread slots; blocks r
   CHECK(!batched.busy());
 }
 
+TEST_CASE("a scheduler restarted for a launch of another shape gives its slots that shape's places and threads") {
+  // Two places of two warps (thread slots 1000 and 2000), then, kept for the next launch, one place of four warps
+  // (thread slot 0): the same four warp slots, which the second launch puts 0, 32, 64 and 96 threads into its one
+  // place.
+  WarpScheduler s({1000, 2000}, 2, 5);
+  BlockTrace a = scheduler_block({"S", "S"}), b = scheduler_block({"S", "S"});
+  CHECK(scheduler_run(s, {&a, &b}) == std::vector<Issued>{{0, 0, 1000}, {1, 1, 1032}, {2, 2, 2000}, {3, 3, 2032}});
+  s.start({0}, 4, 5);
+  BlockTrace c = scheduler_block({"S", "S", "S", "S"});
+  CHECK(scheduler_run(s, {&c}) == std::vector<Issued>{{0, 0, 0}, {1, 1, 32}, {2, 2, 64}, {3, 3, 96}});
+}
+
 TEST_CASE("stores allocate in L1: a load of fully written sectors hits, of partly written ones misses") {
   auto hits = [&](const std::string& store) {
     const std::string yaml =
