@@ -6,9 +6,9 @@ kernel; description dram_mixed/dram_mixed.yaml).
 
 Usage: compare_dram_locality.py PROBE_DIR [MEMHIER] [--arch h100] [--max-error PERCENT]
 PROBE_DIR holds dram_locality.json (run_dram_locality.sh's output; each configuration's runs fall in the first
-buffer_bytes of the buffer) or dram_mixed.json (run_dram_mixed.sh's). The error of a configuration is predicted /
-measured - 1 of its median time; --max-error makes it exit 1 when the mean |error| exceeds PERCENT (the ctests
-dram_locality_probe and dram_mixed_probe)."""
+buffer_bytes of the buffer) or dram_mixed.json (`run_dram_locality.sh dram_mixed`). The error of a configuration is
+predicted / measured - 1 of its median time; --max-error makes it exit 1 when the mean |error| exceeds PERCENT (the
+ctests dram_locality_probe and dram_mixed_probe)."""
 import argparse
 import concurrent.futures
 import json
@@ -47,7 +47,7 @@ def main():
     found = [p for p in ("dram_locality", "dram_mixed") if (args.probe_dir / f"{p}.json").is_file()]
     if len(found) != 1:
         raise SystemExit(f"compare_dram_locality: {args.probe_dir}: expected one of dram_locality.json and "
-                         f"dram_mixed.json (run_dram_locality.sh or run_dram_mixed.sh writes it), found {len(found)}")
+                         f"dram_mixed.json (run_dram_locality.sh writes them), found {len(found)}")
     probe_name = found[0]
     probe = json.loads((args.probe_dir / f"{probe_name}.json").read_text())
     results = probe["results"]

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# Runs dram_locality.cu on the GPU machine: timings (dram_locality.json), then the same program under ncu, one counted
-# launch a configuration after its warm-up, for the DRAM bytes and time of each (dram_locality_ncu.csv). Results
-# under $OUT.
+# Runs a DRAM probe on the GPU machine: dram_locality.cu (the default) or dram_mixed.cu (`run_dram_locality.sh
+# dram_mixed`). Timings (NAME.json), then the same program under ncu, one counted launch a configuration after its
+# warm-up, for the DRAM bytes and time of each (NAME_ncu.csv). Results under $OUT.
 set -uo pipefail
+name=${1:-dram_locality}
+case $name in
+  dram_locality) kernels='^dram_(read|write)' ;;
+  dram_mixed) kernels='^mixed_' ;;
+  *) echo "run_dram_locality.sh: unknown probe '$name' (dram_locality or dram_mixed)" >&2; exit 2 ;;
+esac
 out=${OUT:-$PWD/probe-out}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../gpu/common.sh"
-write_environment "$out/dram_locality_environment.txt"
-nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../model/include" "$here/dram_locality.cu" -o /tmp/dram_locality || exit 1
-/tmp/dram_locality > "$out/dram_locality.json"
-echo "dram_locality rc=$?" | tee -a "$out/dram_locality_environment.txt"
+write_environment "$out/${name}_environment.txt"
+nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../model/include" "$here/$name.cu" -o "/tmp/$name" || exit 1
+"/tmp/$name" > "$out/$name.json"
+echo "$name rc=$?" | tee -a "$out/${name}_environment.txt"
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
 metrics+=,gpu__time_duration.sum
 ncu --clock-control none --cache-control none --replay-mode application --csv --metrics "$metrics" \
-  -k regex:'^dram_(read|write)' /tmp/dram_locality 1 > "$out/dram_locality_ncu.csv" 2> "$out/dram_locality_ncu.err"
-echo "ncu rc=$?" | tee -a "$out/dram_locality_environment.txt"
-cat "$out/dram_locality_environment.txt" "$out/dram_locality.json"
-tail -n 3 "$out/dram_locality_ncu.err"
+  -k regex:"$kernels" "/tmp/$name" 1 > "$out/${name}_ncu.csv" 2> "$out/${name}_ncu.err"
+echo "ncu rc=$?" | tee -a "$out/${name}_environment.txt"
+cat "$out/${name}_environment.txt" "$out/$name.json"
+tail -n 3 "$out/${name}_ncu.err"
