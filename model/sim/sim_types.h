@@ -80,8 +80,7 @@ class RequestLists {
     }
     L2Request* sorted = l.sorted.get();
     Part* parts = &m_parts[sm];  // group g's: parts[g * m_sms]
-    for (std::size_t g = 0; g < m_groups; ++g)
-      parts[g * m_sms] = {sorted + l.next[g], l.next[g + 1] - l.next[g], 0};
+    for (std::size_t g = 0; g < m_groups; ++g) parts[g * m_sms] = {sorted + l.next[g], l.next[g + 1] - l.next[g], 0};
     for (const L2Request& r : l.issued) std::construct_at(sorted + l.next[r.group]++, r);
     for (std::size_t g = 0; g < m_groups; ++g)
       if (parts[g * m_sms].count != 0) parts[g * m_sms].last_cycle = sorted[l.next[g] - 1].cycle;
