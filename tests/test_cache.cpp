@@ -493,7 +493,7 @@ TEST_CASE("replay order: by cycle, SMs in order within a cycle, issue order with
         r.group = issued[s][i].second & 0xFFFFU;
         r.line = s * 100 + i;
       }
-      lists.sort_by_group(s);
+      lists.sort_by_group(s, lists.issued(s).size());
     }
   };
   // Group 0: cycle 0: SM 0's #0 and #2, then SM 2's #0; cycle 3: SM 2's #1, #2; cycle 5: SM 0's #3; cycle 9: SM 2's #4.

@@ -739,6 +739,47 @@ TEST_CASE("blocks start as places free up, in the place's thread slots; blocks r
   CHECK(!batched.busy());
 }
 
+TEST_CASE("a run stopped when its SM's requests are full goes on where it stopped: the same issues as one run") {
+  // Three blocks on two places of two warps, two sub-partitions: loads waiting 7 cycles, a barrier, non-memory work.
+  // Stopped after every k instructions (as simulate() stops an SM whose request list is full), with the blocks pushed
+  // once, each run() going on from the instruction it stopped before, the issues (slot, cycle, thread) are those of
+  // one whole run, in the same order.
+  auto issues = [](std::size_t every) {
+    std::vector<BlockTrace> blocks;
+    blocks.push_back(scheduler_block({"LSLS", "SBLS"}));
+    blocks.push_back(scheduler_block({"WLLS", "LS"}));
+    blocks.push_back(scheduler_block({"SBS", "LLBL"}));
+    WarpScheduler s({1000, 2000}, 2, 5, 2);
+    for (BlockTrace& b : blocks) s.push(&b);
+    std::vector<Issued> order;
+    std::size_t since = 0, runs = 0;
+    SimCounters c;
+    for (bool more = true; more; ++runs) {
+      since = 0;
+      more = s.run(
+          c,
+          [&](const BlockTrace&, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t thread) {
+            ++since;
+            order.push_back({slot, cycle, thread, r.kind == AccessKind::store});
+            if (!r.is_memory()) return IssueCost{};
+            return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{1, 7};
+          },
+          [](const BlockTrace&, const WarpRecord&) {}, true, [&] { return since >= every; });
+    }
+    CHECK(!s.busy());
+    return std::pair{order, runs};
+  };
+  const auto [whole, one] = issues(1000);
+  CHECK(one == 1);
+  CHECK(whole.size() == 21);  // every record of every warp (8 + 6 + 7), barriers included
+  for (const std::size_t every : {1, 2, 3, 5, 7}) {
+    CAPTURE(every);
+    const auto [order, runs] = issues(every);
+    CHECK(order == whole);
+    CHECK(runs == (whole.size() + every - 1) / every);
+  }
+}
+
 TEST_CASE("a scheduler restarted for a launch of another shape gives its slots that shape's places and threads") {
   // Two places of two warps (thread slots 1000 and 2000), then, kept for the next launch, one place of four warps
   // (thread slot 0): the same four warp slots, which the second launch puts 0, 32, 64 and 96 threads into its one
@@ -1010,6 +1051,61 @@ body:
     const auto result = simulate(h100(), r, opt);
     REQUIRE(result.size() == 1);
     CHECK(result[0].counters == one);
+  }
+}
+
+TEST_CASE("an SM whose requests fill a round stops and goes on in the next: the same stats as in one round") {
+  // One thread a row, each warp's loads and stores 32 lines apart (every block reading the same 128 rows, an odd one
+  // 100 cycles after its even sibling, writing its own): 16 blocks of 4 warps (one wave), block b looping
+  // 16 + 8b times (1216 iterations in all), so SMs stop at different cycles and finish in different rounds. With the
+  // rounds' limit at 1, 100 or 1000 requests, the SMs stop up to thousands of times mid-block; with it past the batch,
+  // never. The L2 is cut to 512 KiB, a fifth of the 2.2 MiB the kernel touches, so the order in which the slices see
+  // the SMs' requests decides hits, write-backs and DRAM rows: any difference is a request replayed out of cycle order
+  // (an SM's requests issued after another SM stopped, replayed before that SM's of the same cycles), lost or replayed
+  // twice, a TPC's reads in flight forgotten at a round's end, an instruction lost or issued twice at a stop, or the
+  // batch's waves, blocks or resident warps counted again.
+  Arch a = h100();
+  a.l2.size = 512U << 10U;
+  a.l2.slices = 4;
+  a.l2.persisting_max = 384U << 10U;
+  const std::string yaml = R"(kernel: rows
+params: {rows: 2048, cols: 136}
+launch: {grid: 'ceil_div(rows, 128)', block: 128, registers: 24}
+arrays: {x: {element: 4, length: rows * cols}, y: {element: 4, length: rows * cols}}
+body:
+  - let: {r: blockIdx.x * blockDim.x + threadIdx.x}
+  - if: blockIdx.x % 2 == 1
+    then:
+      - work: 100
+  - for: c
+    to: 16 + blockIdx.x * 8
+    do:
+      - load: x[r % 128 * cols + c]
+      - store: y[r * cols + c]
+)";
+  SimOptions whole;
+  whole.round_requests = std::uint64_t{1} << 40U;
+  const SimCounters one = run(a, yaml, {}, whole);
+  CHECK(one.warp_instructions == 1216 * 4 * 2);
+  CHECK(one.global_st_requests == 1216 * 4);
+  CHECK(one.global_st_sectors == 1216 * 4 * 32);  // each store's 32 lanes write a word of their own sector
+  CHECK(one.blocks == 16);
+  CHECK(one.waves == 1);
+  CHECK(one.dram_write_bytes > 0);      // the L2 overflows
+  CHECK(one.l2_merged_sectors > 1000);  // every block reads rows 0-127: the SMs of a TPC merge their misses
+  for (const std::uint64_t round : {std::uint64_t{100}, std::uint64_t{1000}, std::uint64_t{1}}) {
+    for (const int threads : {1, 5}) {
+      CAPTURE(round);
+      CAPTURE(threads);
+      SimOptions opt;
+      opt.round_requests = round;
+      opt.threads = threads;
+      const auto src = load_kernel_description_string(yaml, "sim.yaml");
+      const auto result = simulate(a, *src, opt);
+      REQUIRE(result.size() == 1);
+      CHECK(result[0].counters == one);
+      CHECK(result[0].achieved_warps_per_sm == doctest::Approx(16.0 * 4 / 132));
+    }
   }
 }
 

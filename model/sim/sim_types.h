@@ -50,12 +50,13 @@ inline std::uint32_t full_sectors(std::uint32_t words) {
 }
 
 // The L2 requests of a batch. Each SM appends its requests to one list, in issue order (issued()); once its share
-// of the batch is done it orders them by slice group, keeping issue order within a group (sort_by_group(): a stable
-// counting sort), and each group's replay reads its part of every SM's list (parts()). One list an SM instead of one
-// a group: a batch has thousands of (group, SM) lists of a few requests each, whose growth cost more than the sort.
-// Where each part starts, its length and last cycle sit in one table, group by group, SM by SM, so a group's replay
-// finds all its SMs' parts in one run of memory (reading each SM's list for them cost a host cache miss or two a
-// part: a streaming copy's wave has about 3 requests a (group, SM)).
+// of the batch (or of a round of it: simulate.cpp) is done, the requests the replay takes now, a prefix of the list,
+// are ordered by slice group, keeping issue order within a group (sort_by_group(): a stable counting sort), each
+// group's replay reads its part of every SM's list (parts()), and drop_replayed() leaves the rest for the next round.
+// One list an SM instead of one a group: a batch has thousands of (group, SM) lists of a few requests each, whose
+// growth cost more than the sort. Where each part starts, its length and last cycle sit in one table, group by group,
+// SM by SM, so a group's replay finds all its SMs' parts in one run of memory (reading each SM's list for them cost a
+// host cache miss or two a part: a streaming copy's wave has about 3 requests a (group, SM)).
 class RequestLists {
  public:
   struct Part {
@@ -67,26 +68,33 @@ class RequestLists {
   RequestLists(std::size_t groups, std::size_t sms)
       : m_groups(groups), m_sms(sms), m_lists(sms), m_parts(groups * sms) {}
   [[nodiscard]] std::vector<L2Request>& issued(std::size_t sm) { return m_lists[sm].issued; }
-  void sort_by_group(std::size_t sm) {
+  // The first `count` requests of SM `sm`'s list, those the replay takes now, into its parts of the groups.
+  void sort_by_group(std::size_t sm, std::size_t count) {
     List& l = m_lists[sm];
+    const std::span<const L2Request> now(l.issued.data(), count);
     l.next.assign(m_groups + 1, 0);
-    for (const L2Request& r : l.issued) ++l.next[r.group + 1];
+    for (const L2Request& r : now) ++l.next[r.group + 1];
     for (std::size_t g = 1; g <= m_groups; ++g) l.next[g] += l.next[g - 1];
     // Grown, never shrunk, and not initialized: each request is written before the replay reads it, and the parts
     // hold their own lengths. (Zeroing it as a vector did cost the gather benchmark 1.9% of its host instructions.)
-    if (l.room < l.issued.size()) {
+    if (l.room < count) {
       l.room = l.issued.capacity();
       l.sorted.reset(static_cast<L2Request*>(::operator new(l.room * sizeof(L2Request))));
     }
     L2Request* sorted = l.sorted.get();
     Part* parts = &m_parts[sm];  // group g's: parts[g * m_sms]
     for (std::size_t g = 0; g < m_groups; ++g) parts[g * m_sms] = {sorted + l.next[g], l.next[g + 1] - l.next[g], 0};
-    for (const L2Request& r : l.issued) std::construct_at(sorted + l.next[r.group]++, r);
+    for (const L2Request& r : now) std::construct_at(sorted + l.next[r.group]++, r);
     for (std::size_t g = 0; g < m_groups; ++g)
       if (parts[g * m_sms].count != 0) parts[g * m_sms].last_cycle = sorted[l.next[g] - 1].cycle;
   }
   // The parts of every SM (indexed by SM) of group `group`.
   [[nodiscard]] const Part* parts(std::size_t group) const { return &m_parts[group * m_sms]; }
+  // Drops the first `count` requests of SM `sm`'s list (replayed); the rest move to its front.
+  void drop_replayed(std::size_t sm, std::size_t count) {
+    std::vector<L2Request>& v = m_lists[sm].issued;
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(count));
+  }
 
  private:
   struct Release {

@@ -36,19 +36,31 @@ constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from 
 // running go on in the next batch, their cycles counting on. Each slice group then replays the batch's requests in
 // cycle order. (A request of the next batch may come before one of this batch from another SM; the batches' ends are a
 // few blocks' time apart.) A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32 MiB
-// of them; this bounds the memory the trace takes), or once the L2 requests it would make at the previous batch's rate
-// per address pass kBatchRequests (12 MiB of them: a gather's requests, one a lane, must stay in the host's caches).
+// of them; this bounds the memory the trace takes, but a batch holds at least a wave, and its blocks whole: a wave of
+// blocks that run long, matmul_naive's 256 blocks of 512 loads a thread, is held at once, 256 MiB of addresses), or
+// once the L2 requests it would make at the previous batch's rate per address pass kBatchRequests (12 MiB of them: a
+// gather's requests, one a lane, must stay in the host's caches).
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
+// Rounds: an SM's list holds at most SimOptions::round_requests L2 requests (2 MiB of them by default, with their copy
+// sorted by slice group). A batch whose blocks run long (a wave of a kernel whose threads each loop over a whole row)
+// would otherwise hold all of its requests at once (softmax_naive with 1024 columns: 11.5 million, 740 MB; twice that
+// with 2048). An SM whose list fills stops before its next instruction; the slice groups then replay every SM's
+// requests issued before the earliest cycle an SM stopped at, keeping the later ones for the next round, in which the
+// SMs that stopped go on. Every request is replayed in the order one round would have given (by cycle, then SM), so
+// rounds change no count; each round frees at least the earliest-stopped SM's whole list.
 constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles of a launch: the merge key's 48 bits
-// Issues one SM's blocks of a batch (see warp_scheduler.h); `last`: the launch's, to the end.
-void run_sm(SmFront& sm, WarpScheduler& scheduler, bool last) {
-  scheduler.run(
+// Issues one SM's blocks of a batch (see warp_scheduler.h); `last`: the launch's, to the end. Returns whether the SM
+// stopped, with more of the batch to issue, once its list held `round_requests` requests (`held` at the start).
+bool run_sm(SmFront& sm, WarpScheduler& scheduler, bool last, std::uint64_t held, std::uint64_t round_requests) {
+  const std::uint64_t room = round_requests > held ? round_requests - held : 0;
+  return scheduler.run(
       sm.counters,
       [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
           std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
-      [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); }, last);
+      [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); }, last,
+      [&] { return sm.requests() >= room; });
 }
 
 struct Machine {
@@ -169,6 +181,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                                    line ? kLineBytes : kSectorBytes, line ? "line" : "sector"));
   }
   PhaseClock clock(options.times);
+  const std::uint64_t round_requests = std::max<std::uint64_t>(options.round_requests, 1);  // each round issues
   Machine machine = make_machine(arch, options.threads);
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
@@ -179,6 +192,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   std::vector<std::optional<SectoredCache>> l1s(static_cast<std::size_t>(arch.sm.count));
   const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
   RequestLists lists(groups, static_cast<std::size_t>(num_sms));
+  // Reads the other SM of a TPC has in flight for the same sectors (tpc_merge.h): a table a slice group (128 KiB),
+  // kept through the rounds of a batch (a read of one round merges with one of the round before).
+  std::vector<TpcMerge> merges(groups);
   // Each SM's blocks, in launch order, through its places (warp_scheduler.h); started afresh each launch.
   std::vector<WarpScheduler> schedulers(static_cast<std::size_t>(num_sms));
   std::vector<std::uint16_t> slice_group;  // SmFrontSpec::slice_group and slice_home
@@ -344,79 +360,103 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       // when one of the SM's earlier ones ends (WarpScheduler), so the batch's requests are one timeline an SM.
       for (std::size_t w = 0, i = 0; w < waves; ++w)
         for (std::size_t first = i; i < wave_end[w]; ++i) schedulers[(i - first) % sm_count].push(&blocks[i]);
-      std::vector<std::uint64_t> resident(sm_count, 0), issued(sm_count, 0);
-      clock.start();
+      std::vector<std::uint64_t> resident(sm_count, 0), issued(sm_count, 0), requests(sm_count, 0);
+      // Rounds (see round_requests above): every SM in the first, then those that stopped full, until every SM has
+      // issued its blocks of the batch and every request is replayed.
+      std::vector<std::uint8_t> to_run(sm_count, 1);
+      std::vector<std::size_t> take(sm_count, 0);  // requests of each SM's list the round replays
+      for (bool first_round = true;; first_round = false) {
+        clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
-      for (int si = 0; si < num_sms; ++si) {
-        const auto s = static_cast<std::size_t>(si);
-        SmFront& sm = *sms[s];
-        sm.begin_batch();
-        const std::uint64_t before = sm.counters.warp_instructions;
-        run_sm(sm, schedulers[s], trace_done);
-        resident[s] = schedulers[s].resident_warps();
-        issued[s] = sm.counters.warp_instructions - before;
-        lists.sort_by_group(s);
+        for (int si = 0; si < num_sms; ++si) {
+          const auto s = static_cast<std::size_t>(si);
+          SmFront& sm = *sms[s];
+          sm.begin_round();
+          if (to_run[s] != 0) {
+            const std::uint64_t before = sm.counters.warp_instructions;
+            to_run[s] = run_sm(sm, schedulers[s], trace_done, lists.issued(s).size(), round_requests) ? 1 : 0;
+            resident[s] = std::max(resident[s], schedulers[s].resident_warps());
+            issued[s] += sm.counters.warp_instructions - before;
+          }
+          take[s] = lists.issued(s).size();  // all of it, unless an SM stopped (below)
+          lists.sort_by_group(s, take[s]);
+        }
+        // The earliest cycle an SM stopped at: requests before it are all issued (lists go in cycle order).
+        std::uint64_t until = ~std::uint64_t{0};
+        for (std::size_t s = 0; s < sm_count; ++s)
+          if (to_run[s] != 0) until = std::min(until, schedulers[s].now());
+        if (until != ~std::uint64_t{0}) {
+#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
+          for (int si = 0; si < num_sms; ++si) {
+            const auto s = static_cast<std::size_t>(si);
+            const std::vector<L2Request>& list = lists.issued(s);
+            take[s] = static_cast<std::size_t>(
+                std::partition_point(list.begin(), list.end(), [&](const L2Request& r) { return r.cycle < until; }) -
+                list.begin());
+            lists.sort_by_group(s, take[s]);
+          }
+        }
+        clock.lap(&SimPhaseTimes::sm);
+        for (std::size_t s = 0; s < sm_count; ++s) {
+          requests[s] += sms[s]->requests();
+          // The replay packs a request's cycle and SM into one 64-bit key (cycle << 16 | SM).
+          if (sms[s]->last_cycle() >= kMaxCycle)
+            throw InputError(
+                {launch.source}, launch.name,
+                fmt::format("the launch runs past {} issue cycles on one SM (the trace's work counts are too large "
+                            "to simulate)",
+                            kMaxCycle));
+        }
+        // The SMs with requests to replay (a launch of a few blocks has a few): the replay looks at no other.
+        active.clear();
+        for (std::size_t s = 0; s < sm_count; ++s)
+          if (take[s] != 0) active.push_back(s);
+        // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
+        std::vector<SimCounters> group_counters(groups);
+        clock.start();
+#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
+        for (int gi = 0; gi < static_cast<int>(groups); ++gi) {
+          const auto g = static_cast<std::size_t>(gi);
+          SimCounters& sc = group_counters[g];
+          L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
+          TpcMerge& merge = merges[g];
+          auto replay = [&](const L2Request& request, std::size_t sm) {
+            L2Request r = request;
+            if (merge_misses && r.op == L2Op::read) {
+              const std::uint32_t merged = merge.merged(r, sm);
+              if (merged != 0) {
+                sc.l2_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
+                r.sectors = static_cast<std::uint8_t>(r.sectors & ~merged);
+                if (r.sectors == 0) return;
+              }
+            }
+            // A far request goes through the copy in its own partition first; the home slice sees what it lacked.
+            const int home = r.home, from = r.from;
+            const std::uint32_t forward = home == from ? r.sectors : group[from].near(r, sc);
+            if (forward != 0) group[home].home(r, forward, home != from, sc);
+            if (r.op != L2Op::read)  // the data changed: copies elsewhere are stale (near() dropped the requester's)
+              for (int p = 0; p < parts; ++p)
+                if (p != home && p != from) group[p].drop_copy(r);
+          };
+          thread_local ReplayOrder order;  // its scratch kept from batch to batch
+          if (first_round) merge.begin(spec.l2_latency);
+          order.for_each(lists, g, active, sm_count, replay);
+        }
+        clock.lap(&SimPhaseTimes::l2);
+        for (const SimCounters& c : group_counters) total += c;
+        for (std::size_t s = 0; s < sm_count; ++s) lists.drop_replayed(s, take[s]);
+        if (until == ~std::uint64_t{0}) break;  // no SM stopped: every list was replayed whole
       }
-      clock.lap(&SimPhaseTimes::sm);
-      std::uint64_t requests = 0;
-      for (const auto& sm : sms) {
-        requests += sm->requests();
-        // The replay packs a request's cycle and SM into one 64-bit key (cycle << 16 | SM).
-        if (sm->last_cycle() >= kMaxCycle)
-          throw InputError(
-              {launch.source}, launch.name,
-              fmt::format("the launch runs past {} issue cycles on one SM (the trace's work counts are too large "
-                          "to simulate)",
-                          kMaxCycle));
-      }
-      requests_per_address =
-          static_cast<double>(requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
-      std::uint64_t batch_instr = 0, batch_warps = 0;
+      std::uint64_t batch_requests = 0, batch_instr = 0, batch_warps = 0;
       for (std::size_t s = 0; s < sm_count; ++s) {
+        batch_requests += requests[s];
         batch_instr += issued[s];
         batch_warps += resident[s];
       }
+      requests_per_address =
+          static_cast<double>(batch_requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
       warp_weight += static_cast<double>(batch_warps) / num_sms * static_cast<double>(batch_instr);
       instr_weight += static_cast<double>(batch_instr);
-      // The SMs that made requests (a launch of a few blocks has a few): the replay looks at no other.
-      active.clear();
-      for (std::size_t s = 0; s < sm_count; ++s)
-        if (!lists.issued(s).empty()) active.push_back(s);
-      // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
-      std::vector<SimCounters> group_counters(groups);
-      clock.start();
-#pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
-      for (int gi = 0; gi < static_cast<int>(groups); ++gi) {
-        const auto g = static_cast<std::size_t>(gi);
-        SimCounters& sc = group_counters[g];
-        L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
-        // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 128 KiB of table a host
-        // thread, kept from batch to batch.
-        thread_local TpcMerge merge;
-        auto replay = [&](const L2Request& request, std::size_t sm) {
-          L2Request r = request;
-          if (merge_misses && r.op == L2Op::read) {
-            const std::uint32_t merged = merge.merged(r, sm);
-            if (merged != 0) {
-              sc.l2_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
-              r.sectors = static_cast<std::uint8_t>(r.sectors & ~merged);
-              if (r.sectors == 0) return;
-            }
-          }
-          // A far request goes through the copy in its own partition first; the home slice sees what it lacked.
-          const int home = r.home, from = r.from;
-          const std::uint32_t forward = home == from ? r.sectors : group[from].near(r, sc);
-          if (forward != 0) group[home].home(r, forward, home != from, sc);
-          if (r.op != L2Op::read)  // the data changed: copies elsewhere are stale (near() dropped the requester's)
-            for (int p = 0; p < parts; ++p)
-              if (p != home && p != from) group[p].drop_copy(r);
-        };
-        thread_local ReplayOrder order;  // its scratch kept from batch to batch
-        merge.begin(spec.l2_latency);
-        order.for_each(lists, g, active, sm_count, replay);
-      }
-      clock.lap(&SimPhaseTimes::l2);
-      for (const SimCounters& c : group_counters) total += c;
       for (std::size_t i = n; i < ready; ++i) std::swap(blocks[i - n], blocks[i]);  // read ahead: the next batch's
       ready -= n;
     }

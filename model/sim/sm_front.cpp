@@ -21,9 +21,8 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_slices(static_cast<std::uint64_t>(spec.slices)),
       m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
 
-void SmFront::begin_batch() {
+void SmFront::begin_round() {
   m_out = &m_lists.issued(static_cast<std::size_t>(m_sm));
-  m_out->clear();  // the previous batch's requests, replayed
   m_requests = m_last_cycle = 0;
 }
 

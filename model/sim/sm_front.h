@@ -41,7 +41,7 @@ struct SmFrontSpec {
 
 class SmFront {
  public:
-  // Requests go to `lists` (begin_batch() before each batch's). `l1`: an empty cache of the
+  // Requests go to `lists` (begin_round() before each round's). `l1`: an empty cache of the
   // spec's L1 geometry (a previous launch's, reset: building one costs its capacity).
   SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1);
   // The L1, for the next launch to reuse (the SmFront is done with it).
@@ -52,9 +52,10 @@ class SmFront {
   // cache.
   void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
-  // Starts the SM's list of the next batch's requests (its cycles go on from the last batch's).
-  void begin_batch();
-  // Requests made since the batch began, and the latest cycle they issued in.
+  // Starts counting the requests of a round of issues (simulate.cpp); they go on the SM's list after those of earlier
+  // rounds not yet replayed, their cycles going on from those.
+  void begin_round();
+  // Requests made since the round began, and the latest cycle they issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
   [[nodiscard]] std::uint64_t last_cycle() const { return m_last_cycle; }
 

@@ -153,15 +153,29 @@ class WarpScheduler {
   [[nodiscard]] bool busy() const { return m_active != 0 || m_queue_at < m_queue.size() || m_live_places != 0; }
   // The most warps resident at once during the last run() (those of the blocks in places).
   [[nodiscard]] std::uint64_t resident_warps() const { return m_resident; }
+  // The cycle the next instruction issues at, or later: after a run() stopped full, every instruction issued so far
+  // issued before it.
+  [[nodiscard]] std::uint64_t now() const { return m_now; }
 
   template <typename Issue, typename Hint>
   void run(SimCounters& counters, Issue&& issue, Hint&& hint, bool last) {
+    run(counters, issue, hint, last, [] { return false; });
+  }
+  // As above; `full()` is asked before each instruction, and true stops the run there (the SM's requests fill what a
+  // batch may hold): run() then returns true, and the next run() goes on from that instruction with the blocks it was
+  // given (the caller keeps those it pushed and has not seen started: they stay queued).
+  template <typename Issue, typename Hint, typename Full>
+  bool run(SimCounters& counters, Issue&& issue, Hint&& hint, bool last, Full&& full) {
     m_resident = 0;
     for (std::size_t p = 0; p < m_places.size(); ++p)
       if (m_places[p].block == nullptr) refill(p);
     note_resident();
-    bool pause = false;
+    bool pause = false, stopped = false;
     while (m_active != 0 && !pause) {
+      if (full()) {
+        stopped = true;
+        break;
+      }
       while (!m_later.empty() && wake_cycle(m_later.front()) <= m_now) {
         const std::uint32_t woken = wake_slot(m_later.front());
         m_ready[woken / 64] |= std::uint64_t{1} << (woken % 64);
@@ -216,7 +230,7 @@ class WarpScheduler {
     if (m_active == 0) {  // every block that came is done: the places are free for the next batch's
       m_queue.clear();
       m_queue_at = 0;
-      return;
+      return false;
     }
     // Blocks go on in the next batch: keep the running ones' traces, forget the ones done.
     for (std::size_t p = 0; p < m_places.size(); ++p)
@@ -226,6 +240,7 @@ class WarpScheduler {
       }
     m_queue.erase(m_queue.begin(), m_queue.begin() + static_cast<std::ptrdiff_t>(m_queue_at));
     m_queue_at = 0;
+    return stopped;
   }
 
  private:

@@ -26,6 +26,9 @@ struct SimOptions {
   std::optional<AccessPolicyWindow> window;           // replaces the trace's windows (--window)
   std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
   SimPhaseTimes* times = nullptr;                     // filled in (added to) when set
+  // The most L2 requests an SM makes before the slice groups replay them (simulate.cpp: a batch then goes in rounds).
+  // It bounds the memory their lists take, about 64 bytes a request an SM; at least 1.
+  std::uint64_t round_requests = std::uint64_t{1} << 15U;
 };
 
 // Counts of one kernel launch. Field names are the snake_case of the ncu metric they match (see sim_counter_table()).
