@@ -95,7 +95,7 @@ bool same(const BlockTrace& a, const BlockTrace& b) {
     // A layout a record states (the decoder's, from a strided record's encoding) is what its addresses show, and
     // first_last() gives its first and last lane's, compact or not.
     for (const auto& [r, l, block] : {std::tuple{x, la, &a}, std::tuple{y, lb, &b}}) {
-      const auto stated = static_cast<std::uint8_t>(r.layout & ~kLayoutCompact);
+      const auto stated = static_cast<std::uint8_t>(r.layout & ~kLayoutFormBits);
       if ((r.layout & kLayoutKnown) != 0 && stated != lane_layout(l, r.size)) {
         MESSAGE("record " << i << " states layout " << int(r.layout) << ", its addresses show "
                           << int(lane_layout(l, r.size)));
@@ -400,6 +400,48 @@ TEST_CASE("next_blocks on several threads reports a damaged chunk as reading blo
   }
 }
 
+TEST_CASE("records whose lanes are runs decode into a simulator's block as three pool entries, the same lanes") {
+  // Runs of 2, 4, 8 and 16 lanes (a two-dimensional block's thread rows), each in a record of its own, and the same
+  // with the last lane moved (kept whole), written as any record is and read with and without the request.
+  const fs::path p = temp("runs.mht");
+  BlockTrace written;
+  written.clear();
+  written.index = {0, 0, 0};
+  written.begin_warp();
+  for (const unsigned length : {2U, 4U, 8U, 16U})
+    for (const bool off : {false, true}) {
+      WarpRecord r;
+      r.pc = 16 * length + (off ? 8 : 0);
+      r.active_mask = 0xFFFFFFFFU;
+      std::array<std::uint64_t, kWarpSize> a{};
+      for (unsigned l = 0; l < kWarpSize; ++l) a[l] = 0x7f0000001000ULL + (l % length) * 4 + (l / length) * 4096;
+      if (off) a[31] += 4;
+      written.add(r, a);
+    }
+  {
+    MhtWriter w(p, {std::size_t{1} << 16U, 3});
+    w.begin_kernel(launch("runs", 1));
+    w.add_block(written);
+    w.end_kernel();
+    w.close();
+  }
+  for (const bool ask : {true, false}) {
+    CAPTURE(ask);
+    MhtReader r(p);
+    KernelLaunch k;
+    REQUIRE(r.next_kernel(k));
+    BlockTrace b;
+    b.compact_strided = ask;
+    REQUIRE(r.next_block(b));
+    REQUIRE(same(b, written));
+    std::vector<unsigned> runs;
+    for (const WarpRecord& rec : b.records)
+      if ((rec.layout & kLayoutRuns) != 0) runs.push_back(b.runs(rec).length);
+    CHECK(runs == (ask ? std::vector<unsigned>{2, 4, 8, 16} : std::vector<unsigned>{}));
+    CHECK(b.addresses.size() == (ask ? 4 * 3 + 4 * 32 : 8 * 32));
+  }
+}
+
 TEST_CASE("a block that asks for compact strided records holds two pool entries for each, and the same addresses") {
   const fs::path p = temp("compact.mht");
   const auto written = write_random(p, 2, 40, 6000);
@@ -419,7 +461,7 @@ TEST_CASE("a block that asks for compact strided records holds two pool entries 
         for (const WarpRecord& rec : b.records) {
           if (!rec.is_memory()) continue;
           const bool is_compact = (rec.layout & kLayoutCompact) != 0;
-          pool += is_compact ? 2 : static_cast<std::size_t>(rec.active_lanes());
+          pool += is_compact ? ((rec.layout & kLayoutRuns) != 0 ? 3 : 2) : static_cast<std::size_t>(rec.active_lanes());
           if (is_compact) {
             CHECK_THROWS_AS((void)b.lane_addresses(rec), std::logic_error);  // its lanes need a LaneBuffer
             ++compact;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "../traces/desc/expr.h"
 #include "memhier/error.h"
@@ -757,7 +758,7 @@ body:
       const auto got = compact.lane_addresses(c, buffer);
       CHECK(std::equal(want.begin(), want.end(), got.begin(), got.end()));
       CHECK((f.layout & kLayoutCompact) == 0);
-      CHECK((f.layout & ~kLayoutCompact) == (c.layout & ~kLayoutCompact));
+      CHECK((f.layout & ~kLayoutFormBits) == (c.layout & ~kLayoutFormBits));
       if ((f.layout & kLayoutKnown) != 0) CHECK(f.layout == lane_layout(want, f.size));
       compact_records += (c.layout & kLayoutCompact) != 0 ? 1 : 0;
     }
@@ -765,4 +766,93 @@ body:
   // Per block: warp 0's three strided loads (32 lanes), warp 1's (4 lanes) too; the gather never.
   CHECK(compact_records == 2 * 6);
   CHECK(compact.addresses.size() < full.addresses.size());
+}
+
+TEST_CASE("a two-dimensional block's rows go into a simulator's block as runs, with the lanes of the full form") {
+  // A 16 x 16 block: a warp is two thread rows of 16. A[row][k] is one address a row (runs of 16, stride 0, the second
+  // row 64 floats on), B[k][col] the same 16 columns in both rows (stride 4, step 0), C[row][col] two rows of 16
+  // columns (stride 4, step 256: runs of 16), x in pairs 8 bytes apart, each pair 256 on (runs of 2); a gather and a
+  // warp with a lane off are kept whole.
+  const std::string yaml = R"(kernel: rows
+launch: {grid: 2, block: [16, 16], registers: 16}
+arrays: {A: {element: 4, length: 4096}, B: {element: 4, length: 4096}, C: {element: 4, length: 4096},
+         x: {element: 4, length: 4096}}
+body:
+  - let: {row: threadIdx.y + blockIdx.x * 16, col: threadIdx.x}
+  - load: A[row * 64 + 3]
+  - load: B[5 * 64 + col]
+  - load: C[row * 64 + col]
+  - load: x[col % 2 * 2 + (col / 2 + 8 * (row % 2)) * 64]
+  - load: x[(row * 37 + col * col) % 4096]
+  - if: col != 5
+    then:
+      - load: C[row * 64 + col]
+)";
+  auto full_src = load_kernel_description_string(yaml, "test.yaml", {});
+  auto compact_src = load_kernel_description_string(yaml, "test.yaml", {});
+  KernelLaunch k;
+  REQUIRE(full_src->next_kernel(k));
+  REQUIRE(compact_src->next_kernel(k));
+  BlockTrace full, compact;
+  compact.compact_strided = true;
+  std::map<unsigned, int> runs;  // records in runs form, by run length
+  while (full_src->next_block(full)) {
+    REQUIRE(compact_src->next_block(compact));
+    REQUIRE(full.records.size() == compact.records.size());
+    CHECK(compact.lanes == full.lanes);
+    LaneBuffer buffer;
+    std::size_t pool = 0;
+    for (std::size_t i = 0; i < full.records.size(); ++i) {
+      const WarpRecord& f = full.records[i];
+      const WarpRecord& c = compact.records[i];
+      const auto want = full.lane_addresses(f);
+      const auto got = compact.lane_addresses(c, buffer);
+      CHECK(std::equal(want.begin(), want.end(), got.begin(), got.end()));
+      CHECK((f.layout & kLayoutFormBits) == 0);
+      if ((c.layout & kLayoutRuns) != 0) {
+        CHECK((c.layout & ~kLayoutFormBits) == lane_layout(want, c.size));  // what the lanes are, worked out
+        CHECK(compact.first_last(c) == std::pair{want.front(), want.back()});
+        ++runs[compact.runs(c).length];
+        pool += 3;
+      } else {
+        pool += (c.layout & kLayoutCompact) != 0 ? 2 : want.size();
+      }
+    }
+    CHECK(compact.addresses.size() == pool);
+  }
+  // Each block's 8 warps: A, B and C as runs of 16, x as runs of 2; the gather never, the masked C load never.
+  CHECK(runs == std::map<unsigned, int>{{16, 2 * 8 * 3}, {2, 2 * 8}});
+}
+
+TEST_CASE("lane runs: the longest length that fits, none for one stride, a gather or a lane off the pattern") {
+  auto lanes = [](unsigned length, std::uint64_t stride, std::uint64_t step) {
+    std::array<std::uint64_t, kWarpSize> a{};
+    for (unsigned l = 0; l < kWarpSize; ++l) a[l] = 0x1000 + (l % length) * stride + (l / length) * step;
+    return a;
+  };
+  for (const unsigned length : {2U, 4U, 8U, 16U}) {
+    CAPTURE(length);
+    const auto a = lanes(length, 8, 1000);
+    const auto x = find_lane_runs(a);
+    REQUIRE(x);
+    CHECK(x->length == length);
+    CHECK(x->first == 0x1000);
+    CHECK(x->stride == 8);
+    CHECK(x->step == 1000);
+    std::array<std::uint64_t, kWarpSize> back{};
+    fill_runs(back, *x);
+    CHECK(back == a);
+    auto off = a;
+    off[31] += 4;  // the last lane out of its run
+    CHECK(!find_lane_runs(off));
+  }
+  // Runs of 8 that are also runs of 16 with another step? No: runs of 16 need lane 8 one stride on, so 8 it is; a
+  // negative step (rows going down) wraps as the addresses do.
+  CHECK(find_lane_runs(lanes(8, 4, static_cast<std::uint64_t>(-256)))->length == 8);
+  CHECK(!find_lane_runs(lanes(32, 4, 0)));   // one stride: add_strided's form
+  CHECK(!find_lane_runs(lanes(16, 4, 64)));  // the same: runs of 16 lanes 4 apart, 64 on
+  std::array<std::uint64_t, kWarpSize> gather{};
+  for (unsigned l = 0; l < kWarpSize; ++l) gather[l] = 0x1000 + (l * l * 37) % 4096 * 4;
+  CHECK(!find_lane_runs(gather));
+  CHECK(!find_lane_runs(std::span<const std::uint64_t>(gather.data(), 16)));  // a partial warp
 }

@@ -435,6 +435,7 @@ class Runner final : public DescriptionSource {
     for (std::size_t i = 2; i < n; ++i) off |= (lanes[i] - lanes[i - 1]) ^ stride;
     if (off != 0) {
       m_block->add(r, lanes);
+      m_block->compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
       return;
     }
     const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |

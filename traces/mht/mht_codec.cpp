@@ -253,6 +253,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
   }
   predicted = lanes[0];
+  block.compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
 }
 
 }  // namespace memhier::mht

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -60,7 +61,42 @@ enum LaneLayout : std::uint8_t {
   // The pool holds the record's first lane address and the stride between lanes (two entries), not every lane's
   // address: set by BlockTrace::add_strided in a block whose consumer asked for it (BlockTrace::compact_strided).
   kLayoutCompact = 8,
+  // With kLayoutCompact: the record's 32 lanes are runs of 2^k lanes (k: the bits from kLayoutRunShift up, 1 to 4),
+  // lane l at first + (l mod 2^k) x stride + (l / 2^k) x step, the pool holding first, stride and step (LaneRuns).
+  kLayoutRuns = 16,
 };
+constexpr unsigned kLayoutRunShift = 5;
+// The bits that say how the pool holds a record's lanes, not what the lanes are.
+constexpr std::uint8_t kLayoutFormBits = kLayoutCompact | kLayoutRuns | (7U << kLayoutRunShift);
+
+// A warp's 32 lane addresses as runs of `length` lanes (2, 4, 8 or 16) `stride` apart, each run `step` after the one
+// before: a two-dimensional thread block's warp reading a row of each of its thread rows (a 16 x 16 block's warp holds
+// two rows of 16 threads: matmul's A[row][k], stride 0, and B[k][col], stride 4), which one stride does not describe.
+struct LaneRuns {
+  std::uint64_t first = 0, stride = 0, step = 0;
+  unsigned length = 0;
+};
+// The runs `lanes` (32 addresses) form, the longest run length that fits; none if no length does or they are one
+// stride (add_strided's form).
+inline std::optional<LaneRuns> find_lane_runs(std::span<const std::uint64_t> lanes) {
+  if (lanes.size() != kWarpSize) return std::nullopt;
+  const std::uint64_t first = lanes[0], stride = lanes[1] - lanes[0];
+  // Runs of 4 lanes and more need lanes 0-2 one stride apart (a gather's lanes fail here, at once).
+  for (unsigned length = lanes[2] - lanes[1] == stride ? 16 : 2; length >= 2; length /= 2) {
+    const std::uint64_t step = lanes[length] - first;
+    if (step == length * stride) continue;  // one stride up to lane `length`: longer runs or none
+    bool fits = true;
+    for (unsigned l = 1; l < kWarpSize && fits; ++l)
+      fits = lanes[l] == first + (l % length) * stride + (l / length) * step;
+    if (fits) return LaneRuns{first, stride, step, length};
+  }
+  return std::nullopt;
+}
+// Writes the 32 lanes of `runs` into out.
+inline void fill_runs(std::span<std::uint64_t> out, const LaneRuns& runs) {
+  for (unsigned l = 0; l < out.size(); ++l)
+    out[l] = runs.first + (l % runs.length) * runs.stride + (l / runs.length) * runs.step;
+}
 
 // Works out the layout of `addresses` (the lanes of a record of `size`-byte accesses).
 inline std::uint8_t lane_layout(std::span<const std::uint64_t> addresses, unsigned size) {
@@ -170,14 +206,27 @@ struct BlockTrace {
     if ((r.layout & kLayoutCompact) == 0)
       return {addresses.data() + r.address_index, static_cast<std::size_t>(r.active_lanes())};
     const std::span<std::uint64_t> out(buffer.data(), static_cast<std::size_t>(r.active_lanes()));
-    fill_strided(out, addresses[r.address_index], addresses[r.address_index + 1]);
+    if ((r.layout & kLayoutRuns) != 0) {
+      fill_runs(out, runs(r));
+    } else {
+      fill_strided(out, addresses[r.address_index], addresses[r.address_index + 1]);
+    }
     return out;
   }
   // The first and last lane's addresses of a memory record with an active lane, compact or not.
   [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> first_last(const WarpRecord& r) const {
     const std::uint64_t first = addresses[r.address_index];
     if ((r.layout & kLayoutCompact) == 0) return {first, addresses[r.address_index + r.active_lanes() - 1]};
+    if ((r.layout & kLayoutRuns) != 0) {
+      const LaneRuns x = runs(r);
+      return {first, first + (x.length - 1) * x.stride + (kWarpSize / x.length - 1) * x.step};
+    }
     return {first, first + static_cast<std::uint64_t>(r.active_lanes() - 1) * addresses[r.address_index + 1]};
+  }
+  // A record in runs form (kLayoutRuns).
+  [[nodiscard]] LaneRuns runs(const WarpRecord& r) const {
+    return {addresses[r.address_index], addresses[r.address_index + 1], addresses[r.address_index + 2],
+            1U << (r.layout >> kLayoutRunShift)};
   }
   // Appending: begin_warp() opens a warp; add() appends to the warp opened last.
   void begin_warp() { warp_begin.push_back(static_cast<std::uint32_t>(records.size())); }
@@ -215,6 +264,23 @@ struct BlockTrace {
     lanes += n;
     records.push_back(r);
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
+  }
+  // Where compact_strided is set: the last record added, if its 32 lanes form runs (find_lane_runs), keeps them as
+  // three pool entries instead of 32 (a 16 x 16 block's accesses, which one stride does not describe: matmul_naive's
+  // waves took 5.5 times the memory written out). Its layout bits are worked out from the lanes.
+  void compact_last_runs() {
+    if (!compact_strided || records.empty()) return;
+    WarpRecord& r = records.back();
+    if (!r.is_memory() || (r.layout & kLayoutCompact) != 0 || r.active_mask != 0xFFFFFFFFU) return;
+    const std::span<const std::uint64_t> all(addresses.data() + r.address_index, kWarpSize);
+    const std::optional<LaneRuns> x = find_lane_runs(all);
+    if (!x) return;
+    const std::uint8_t layout = lane_layout(all, r.size);
+    r.layout = static_cast<std::uint8_t>(layout | kLayoutCompact | kLayoutRuns |
+                                         static_cast<unsigned>(std::countr_zero(x->length)) << kLayoutRunShift);
+    addresses.resize(r.address_index + 3);
+    addresses[r.address_index + 1] = x->stride;
+    addresses[r.address_index + 2] = x->step;
   }
 };
 
