@@ -192,9 +192,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   std::vector<std::optional<SectoredCache>> l1s(static_cast<std::size_t>(arch.sm.count));
   const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
   RequestLists lists(groups, static_cast<std::size_t>(num_sms));
-  // Reads the other SM of a TPC has in flight for the same sectors (tpc_merge.h): a table a slice group (128 KiB),
-  // kept through the rounds of a batch (a read of one round merges with one of the round before).
-  std::vector<TpcMerge> merges(groups);
+  // The TPC merge tables of the slice groups at the end of a round that another follows (see the replay below).
+  std::vector<TpcMerge> merges_saved;
   // Each SM's blocks, in launch order, through its places (warp_scheduler.h); started afresh each launch.
   std::vector<WarpScheduler> schedulers(static_cast<std::size_t>(num_sms));
   std::vector<std::uint16_t> slice_group;  // SmFrontSpec::slice_group and slice_home
@@ -413,13 +412,17 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           if (take[s] != 0) active.push_back(s);
         // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
         std::vector<SimCounters> group_counters(groups);
+        if (until != ~std::uint64_t{0} && merges_saved.size() != groups) merges_saved.resize(groups);
         clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
         for (int gi = 0; gi < static_cast<int>(groups); ++gi) {
           const auto g = static_cast<std::size_t>(gi);
           SimCounters& sc = group_counters[g];
           L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
-          TpcMerge& merge = merges[g];
+          // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 128 KiB of table a host
+          // thread, kept from batch to batch; a group's table goes from one round of a batch to the next through
+          // merges_saved (a read of one round merges with one of the round before, whichever thread replays it).
+          thread_local TpcMerge merge;
           auto replay = [&](const L2Request& request, std::size_t sm) {
             L2Request r = request;
             if (merge_misses && r.op == L2Op::read) {
@@ -439,8 +442,13 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                 if (p != home && p != from) group[p].drop_copy(r);
           };
           thread_local ReplayOrder order;  // its scratch kept from batch to batch
-          if (first_round) merge.begin(spec.l2_latency);
+          if (first_round) {
+            merge.begin(spec.l2_latency);
+          } else {
+            merge = merges_saved[g];
+          }
           order.for_each(lists, g, active, sm_count, replay);
+          if (until != ~std::uint64_t{0}) merges_saved[g] = merge;
         }
         clock.lap(&SimPhaseTimes::l2);
         for (const SimCounters& c : group_counters) total += c;
