@@ -192,7 +192,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   std::vector<std::optional<SectoredCache>> l1s(static_cast<std::size_t>(arch.sm.count));
   const auto groups = machine.slices.size() / static_cast<std::size_t>(arch.l2.partitions);
   RequestLists lists(groups, static_cast<std::size_t>(num_sms));
-  // The TPC merge tables of the slice groups at the end of a round that another follows (see the replay below).
+  // The TPC merge tables of the slice groups through the rounds of a batch that takes several (see the replay below).
   std::vector<TpcMerge> merges_saved;
   // Each SM's blocks, in launch order, through its places (warp_scheduler.h); started afresh each launch.
   std::vector<WarpScheduler> schedulers(static_cast<std::size_t>(num_sms));
@@ -420,9 +420,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           SimCounters& sc = group_counters[g];
           L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
           // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 128 KiB of table a host
-          // thread, kept from batch to batch; a group's table goes from one round of a batch to the next through
-          // merges_saved (a read of one round merges with one of the round before, whichever thread replays it).
-          thread_local TpcMerge merge;
+          // thread, kept from batch to batch (warm in its caches). A batch in several rounds keeps a table a group
+          // from the end of its first round (merges_saved), so that a read of one round merges with one of the round
+          // before, whichever thread replays it.
+          thread_local TpcMerge local;
+          TpcMerge& merge = first_round ? local : merges_saved[g];
           auto replay = [&](const L2Request& request, std::size_t sm) {
             L2Request r = request;
             if (merge_misses && r.op == L2Op::read) {
@@ -442,13 +444,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                 if (p != home && p != from) group[p].drop_copy(r);
           };
           thread_local ReplayOrder order;  // its scratch kept from batch to batch
-          if (first_round) {
-            merge.begin(spec.l2_latency);
-          } else {
-            merge = merges_saved[g];
-          }
+          if (first_round) merge.begin(spec.l2_latency);
           order.for_each(lists, g, active, sm_count, replay);
-          if (until != ~std::uint64_t{0}) merges_saved[g] = merge;
+          if (first_round && until != ~std::uint64_t{0}) merges_saved[g] = local;
         }
         clock.lap(&SimPhaseTimes::l2);
         for (const SimCounters& c : group_counters) total += c;
