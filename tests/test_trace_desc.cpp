@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <span>
 
 #include "../traces/desc/expr.h"
 #include "memhier/error.h"
@@ -724,6 +725,40 @@ body:
   CHECK(std::string(e.what()).find("thread (0,0,0)") != std::string::npos);
 }
 
+namespace {
+
+// Generates the description's blocks twice, written out and as the simulator asks (BlockTrace::compact_strided), checks
+// that each record's lanes are the same and the written-out one is not compact, and calls per_record(full record,
+// compact record, its lanes) for each record and per_block(full block, compact block) after each block.
+template <typename PerRecord, typename PerBlock>
+void full_and_compact(const std::string& yaml, PerRecord&& per_record, PerBlock&& per_block) {
+  auto full_src = load_kernel_description_string(yaml, "test.yaml", {});
+  auto compact_src = load_kernel_description_string(yaml, "test.yaml", {});
+  KernelLaunch k;
+  REQUIRE(full_src->next_kernel(k));
+  REQUIRE(compact_src->next_kernel(k));
+  BlockTrace full, compact;
+  compact.compact_strided = true;
+  while (full_src->next_block(full)) {
+    REQUIRE(compact_src->next_block(compact));
+    REQUIRE(full.records.size() == compact.records.size());
+    CHECK(compact.lanes == full.lanes);
+    LaneBuffer buffer;
+    for (std::size_t i = 0; i < full.records.size(); ++i) {
+      const WarpRecord& f = full.records[i];
+      const WarpRecord& c = compact.records[i];
+      const auto want = full.lane_addresses(f);
+      const auto got = compact.lane_addresses(c, buffer);
+      CHECK(std::equal(want.begin(), want.end(), got.begin(), got.end()));
+      CHECK((f.layout & kLayoutFormBits) == 0);
+      per_record(f, c, want);
+    }
+    per_block(full, compact);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("strided lanes go into a simulator's block compact, with the addresses and layout of the full form") {
   // x[i] (stride 4, gapless), x[2 * i] (stride 8), x[0] (stride 0), a partial warp (lanes 0..3), and a gather that
   // is not strided.
@@ -738,34 +773,19 @@ body:
   - load: x[0]
   - load: x[(i * i) % 997]
 )";
-  auto full_src = load_kernel_description_string(yaml, "test.yaml", {});
-  auto compact_src = load_kernel_description_string(yaml, "test.yaml", {});
-  KernelLaunch k;
-  REQUIRE(full_src->next_kernel(k));
-  REQUIRE(compact_src->next_kernel(k));
-  BlockTrace full, compact;
-  compact.compact_strided = true;
   int compact_records = 0;
-  while (full_src->next_block(full)) {
-    REQUIRE(compact_src->next_block(compact));
-    REQUIRE(full.records.size() == compact.records.size());
-    CHECK(compact.lanes == full.lanes);
-    LaneBuffer buffer;
-    for (std::size_t i = 0; i < full.records.size(); ++i) {
-      const WarpRecord& f = full.records[i];
-      const WarpRecord& c = compact.records[i];
-      const auto want = full.lane_addresses(f);
-      const auto got = compact.lane_addresses(c, buffer);
-      CHECK(std::equal(want.begin(), want.end(), got.begin(), got.end()));
-      CHECK((f.layout & kLayoutCompact) == 0);
-      CHECK((f.layout & ~kLayoutFormBits) == (c.layout & ~kLayoutFormBits));
-      if ((f.layout & kLayoutKnown) != 0) CHECK(f.layout == lane_layout(want, f.size));
-      compact_records += (c.layout & kLayoutCompact) != 0 ? 1 : 0;
-    }
-  }
+  full_and_compact(
+      yaml,
+      [&](const WarpRecord& f, const WarpRecord& c, std::span<const std::uint64_t> want) {
+        CHECK((f.layout & ~kLayoutFormBits) == (c.layout & ~kLayoutFormBits));
+        if ((f.layout & kLayoutKnown) != 0) CHECK(f.layout == lane_layout(want, f.size));
+        compact_records += (c.layout & kLayoutCompact) != 0 ? 1 : 0;
+      },
+      [](const BlockTrace& full, const BlockTrace& compact) {
+        CHECK(compact.addresses.size() < full.addresses.size());
+      });
   // Per block: warp 0's three strided loads (32 lanes), warp 1's (4 lanes) too; the gather never.
   CHECK(compact_records == 2 * 6);
-  CHECK(compact.addresses.size() < full.addresses.size());
 }
 
 TEST_CASE("a two-dimensional block's rows go into a simulator's block as runs, with the lanes of the full form") {
@@ -788,38 +808,29 @@ body:
     then:
       - load: C[row * 64 + col]
 )";
-  auto full_src = load_kernel_description_string(yaml, "test.yaml", {});
-  auto compact_src = load_kernel_description_string(yaml, "test.yaml", {});
-  KernelLaunch k;
-  REQUIRE(full_src->next_kernel(k));
-  REQUIRE(compact_src->next_kernel(k));
-  BlockTrace full, compact;
-  compact.compact_strided = true;
   std::map<unsigned, int> runs;  // records in runs form, by run length
-  while (full_src->next_block(full)) {
-    REQUIRE(compact_src->next_block(compact));
-    REQUIRE(full.records.size() == compact.records.size());
-    CHECK(compact.lanes == full.lanes);
-    LaneBuffer buffer;
-    std::size_t pool = 0;
-    for (std::size_t i = 0; i < full.records.size(); ++i) {
-      const WarpRecord& f = full.records[i];
-      const WarpRecord& c = compact.records[i];
-      const auto want = full.lane_addresses(f);
-      const auto got = compact.lane_addresses(c, buffer);
-      CHECK(std::equal(want.begin(), want.end(), got.begin(), got.end()));
-      CHECK((f.layout & kLayoutFormBits) == 0);
-      if ((c.layout & kLayoutRuns) != 0) {
-        CHECK((c.layout & ~kLayoutFormBits) == lane_layout(want, c.size));  // what the lanes are, worked out
-        CHECK(compact.first_last(c) == std::pair{want.front(), want.back()});
-        ++runs[compact.runs(c).length];
-        pool += 3;
-      } else {
-        pool += (c.layout & kLayoutCompact) != 0 ? 2 : want.size();
-      }
-    }
-    CHECK(compact.addresses.size() == pool);
-  }
+  std::size_t pool = 0;
+  full_and_compact(
+      yaml,
+      [&](const WarpRecord&, const WarpRecord& c, std::span<const std::uint64_t> want) {
+        if ((c.layout & kLayoutRuns) != 0) {
+          CHECK((c.layout & ~kLayoutFormBits) == lane_layout(want, c.size));  // what the lanes are, worked out
+          pool += 3;
+        } else {
+          pool += (c.layout & kLayoutCompact) != 0 ? 2 : want.size();
+        }
+      },
+      [&](const BlockTrace& full, const BlockTrace& compact) {
+        for (std::size_t i = 0; i < compact.records.size(); ++i) {
+          const WarpRecord& c = compact.records[i];
+          if ((c.layout & kLayoutRuns) == 0) continue;
+          const auto want = full.lane_addresses(full.records[i]);
+          CHECK(compact.first_last(c) == std::pair{want.front(), want.back()});
+          ++runs[compact.runs(c).length];
+        }
+        CHECK(compact.addresses.size() == pool);
+        pool = 0;
+      });
   // Each block's 8 warps: A, B and C as runs of 16, x as runs of 2; the gather never, the masked C load never.
   CHECK(runs == std::map<unsigned, int>{{16, 2 * 8 * 3}, {2, 2 * 8}});
 }
