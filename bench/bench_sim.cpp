@@ -244,6 +244,25 @@ void BM_SimBillionAccesses(benchmark::State& state) {
   state.counters["max_rss_MiB"] = static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
+// A wave of blocks that run long (softmax_naive, one thread a row, at 4096 columns: one wave of 64 blocks, 134 million
+// lane accesses), from its description: the peak memory (max RSS; run it alone, as bench/run_host.sh does) shows what
+// the simulator holds for such a wave: its L2 requests in rounds (SimOptions::round_requests), its blocks whole.
+void BM_SimLongRows(benchmark::State& state) {
+  for (auto _ : state) {
+    auto src = load_kernel_description(fs::path(MEMHIER_BENCH_TRACES_DIR) / "examples" / "softmax_naive.yaml",
+                                       {{"rows", "8192"}, {"cols", "4096"}});
+    auto result = simulate(h100(), *src, {});
+    benchmark::DoNotOptimize(result);
+    state.counters["lane_accesses"] =
+        static_cast<double>(result[0].counters.global_ld_requests + result[0].counters.global_st_requests) * 32;
+    state.counters["warp_mem_instr_per_s"] =
+        benchmark::Counter(static_cast<double>(result[0].counters.warp_instructions), benchmark::Counter::kIsRate);
+  }
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  state.counters["max_rss_MiB"] = static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
 // Thread counts 1, 2, 4, ... up to the host's cores (at least 1 and 2): how the simulation scales where it runs.
 void thread_counts(benchmark::internal::Benchmark* b) {
   const int cores = std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
@@ -288,4 +307,5 @@ BENCHMARK(BM_SimStreamingDecoded)->Apply(thread_counts)->Unit(benchmark::kMillis
 BENCHMARK(BM_SimRandomGatherDecoded)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimManyLaunches)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimBillionAccesses)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_SimLongRows)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK_MAIN();

@@ -4,8 +4,8 @@
 # simulation benchmarks (1, 2, 4, ... threads up to the cores) and memhier_bench_floor (what a lean tag-exact L1 + L2
 # alone costs there, for comparison), then checks that a random-gather trace simulated on 1 thread and on every core
 # gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out): the benchmarks' console
-# output (bench_sim.txt, bench_billion.txt, bench_floor.txt), identical.txt, environment.txt, build.log and
-# raw.tar.gz (JSON output, stderr).
+# output (bench_sim.txt, bench_billion.txt, bench_long.txt, bench_floor.txt), identical.txt, environment.txt,
+# build.log and raw.tar.gz (JSON output, stderr).
 # Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
 set -uo pipefail
 out=${OUT:-$PWD/host-out}
@@ -27,15 +27,18 @@ if ! { cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_TESTS=OFF
 fi
 
 # Three repetitions of each, medians and spread reported; the console table and the JSON both kept.
-# The 1-billion-access run in a process of its own: its max RSS is the process's peak, which earlier benchmarks
-# would otherwise set.
-$build/bench/memhier_bench_sim --benchmark_filter='BM_Sim[^B]' --benchmark_repetitions=3 \
+# The 1-billion-access run and the long-running wave each in a process of its own: their max RSS is the process's
+# peak, which earlier benchmarks would otherwise set.
+$build/bench/memhier_bench_sim --benchmark_filter='BM_Sim[^BL]' --benchmark_repetitions=3 \
   --benchmark_report_aggregates_only=true --benchmark_out="$out/raw/bench_sim.json" --benchmark_out_format=json \
   > "$out/bench_sim.txt" 2> "$out/raw/bench_sim.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_sim.txt"
 $build/bench/memhier_bench_sim --benchmark_filter='BM_SimBillion' --benchmark_out="$out/raw/bench_billion.json" \
   --benchmark_out_format=json > "$out/bench_billion.txt" 2> "$out/raw/bench_billion.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_billion.txt"
+$build/bench/memhier_bench_sim --benchmark_filter='BM_SimLongRows' --benchmark_out="$out/raw/bench_long.json" \
+  --benchmark_out_format=json > "$out/bench_long.txt" 2> "$out/raw/bench_long.err"
+echo "memhier_bench_sim rc $?" >> "$out/bench_long.txt"
 # The floor (one thread): a lean L1 + L2 alone on the same traces, and the host memory their lookups reach.
 $build/bench/memhier_bench_floor --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/raw/bench_floor.json" --benchmark_out_format=json \
@@ -64,4 +67,5 @@ tar -czf "$out/raw.tar.gz" -C "$out" raw && rm -rf "$out/raw"
 cat "$out/identical.txt"
 grep -E "median|rc" "$out/bench_sim.txt"
 grep -E "Billion|rc" "$out/bench_billion.txt"
+grep -E "LongRows|rc" "$out/bench_long.txt"
 grep -E "median|rc" "$out/bench_floor.txt"
