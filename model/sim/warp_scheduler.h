@@ -162,8 +162,9 @@ class WarpScheduler {
     run(counters, issue, hint, last, [] { return false; });
   }
   // As above; `full()` is asked before each instruction, and true stops the run there (the SM's requests fill what a
-  // batch may hold): run() then returns true, and the next run() goes on from that instruction with the blocks it was
-  // given (the caller keeps those it pushed and has not seen started: they stay queued).
+  // round of a batch may hold: simulate.cpp): run() then returns true, and the next run() goes on from that
+  // instruction with the blocks it was given (the caller keeps those it pushed and has not seen started: they stay
+  // queued).
   template <typename Issue, typename Hint, typename Full>
   bool run(SimCounters& counters, Issue&& issue, Hint&& hint, bool last, Full&& full) {
     m_resident = 0;
