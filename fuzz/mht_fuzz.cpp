@@ -1,5 +1,6 @@
 // libFuzzer target for the .mht reader: any byte string must give records or an InputError, never a crash, a hang
-// or an unbounded allocation; and next_blocks() must give what next_block() gives, block for block and error for error.
+// or an unbounded allocation; next_blocks() must give what next_block() gives, block for block and error for error;
+// and blocks read compact (as the simulator reads them) the same lanes.
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,11 +32,26 @@ bool same_block(const memhier::BlockTrace& a, const memhier::BlockTrace& b) {
   return true;
 }
 
+// Whether `a` and `b` (the same block read written out and compact: BlockTrace::compact_strided) have the same
+// records with the same lanes.
+bool same_lanes(const memhier::BlockTrace& a, const memhier::BlockTrace& b) {
+  if (a.warp_begin != b.warp_begin || a.records.size() != b.records.size() || a.lanes != b.lanes) return false;
+  memhier::LaneBuffer buffer;
+  for (std::size_t i = 0; i < a.records.size(); ++i) {
+    const auto x = a.lane_addresses(a.records[i]);
+    const auto y = b.lane_addresses(b.records[i], buffer);
+    if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) return false;
+    if (!x.empty() && b.first_last(b.records[i]) != std::pair{x.front(), x.back()}) return false;
+  }
+  return true;
+}
+
 // Every block of the file and the error that ended the reading (empty: none). `request` 0: next_block() one at a time;
 // otherwise next_blocks() in requests of 1 to `request` blocks in turn, on several threads where the build has OpenMP
-// (this one has not: the parallel decoder's path then runs on one thread).
+// (this one has not: the parallel decoder's path then runs on one thread). `compact`: block by block, as the simulator
+// reads them (compact_strided).
 std::pair<std::vector<memhier::BlockTrace>, std::string> read_all(const std::filesystem::path& path,
-                                                                  std::size_t request) {
+                                                                  std::size_t request, bool compact = false) {
   std::vector<memhier::BlockTrace> blocks;
   try {
     memhier::MhtReader reader(path);
@@ -43,7 +59,9 @@ std::pair<std::vector<memhier::BlockTrace>, std::string> read_all(const std::fil
     std::size_t turn = 0;
     while (reader.next_kernel(launch)) {
       if (request == 0) {
-        for (memhier::BlockTrace b; reader.next_block(b);) blocks.push_back(b);
+        memhier::BlockTrace b;
+        b.compact_strided = compact;
+        while (reader.next_block(b)) blocks.push_back(b);
         continue;
       }
       for (;;) {
@@ -76,6 +94,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     __builtin_trap();
   for (std::size_t i = 0; i < many.size(); ++i)
     if (!same_block(one[i], many[i])) __builtin_trap();
+  // As the simulator reads them (strided lanes and runs kept compact): the same lanes, or the same error.
+  const auto [compact, compact_error] = read_all(path, 0, true);
+  if (compact_error != one_error || compact.size() != one.size()) __builtin_trap();
+  for (std::size_t i = 0; i < one.size(); ++i)
+    if (!same_lanes(one[i], compact[i])) __builtin_trap();
   std::error_code ignored;
   std::filesystem::remove(path, ignored);  // each input's file goes; none is left in the temp folder
   return 0;

@@ -15,6 +15,8 @@ rm -rf "$corpus" && mkdir -p "$corpus"
 "$cli" trace gen "$src/traces/examples/coalesced_copy.yaml" --set n=2048 -o "$corpus/copy.mht" >/dev/null
 "$cli" trace gen "$src/traces/examples/random_gather.yaml" --set n=256 --set m=4096 -o "$corpus/gather.mht" >/dev/null
 "$cli" trace gen "$src/traces/examples/transpose_tiled.yaml" --set n=64 -o "$corpus/transpose.mht" >/dev/null
+# A 16 x 16 block's rows: lanes the simulator keeps as runs (BlockTrace::compact_last_runs).
+"$cli" trace gen "$src/traces/examples/matmul_naive.yaml" --set n=32 -o "$corpus/matmul.mht" >/dev/null
 # Several 64 KiB chunks: next_blocks() decodes them as separate jobs.
 "$cli" trace gen "$src/traces/examples/coalesced_copy.yaml" --set 'n=1 << 20' -o "$corpus/copy-chunks.mht" >/dev/null
 # Expression seeds: the text, a newline, then the mask and lane values (expr_fuzz.cpp); bytes of a fixed pattern.
