@@ -26,8 +26,9 @@ struct SimOptions {
   std::optional<AccessPolicyWindow> window;           // replaces the trace's windows (--window)
   std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
   SimPhaseTimes* times = nullptr;                     // filled in (added to) when set
-  // The most L2 requests an SM makes before the slice groups replay them (simulate.cpp: a batch then goes in rounds).
-  // It bounds the memory their lists take, about 64 bytes a request an SM; at least 1.
+  // The most L2 requests an SM's list holds before the slice groups replay them (simulate.cpp: a batch then goes in
+  // rounds, with the counts of one pass). It bounds the memory the lists take, 64 bytes a request (the request and its
+  // copy sorted by slice group); at least 1.
   std::uint64_t round_requests = std::uint64_t{1} << 15U;
 };
 

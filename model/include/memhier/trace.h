@@ -266,8 +266,8 @@ struct BlockTrace {
     warp_begin.back() = static_cast<std::uint32_t>(records.size());
   }
   // Where compact_strided is set: the last record added, if its 32 lanes form runs (find_lane_runs), keeps them as
-  // three pool entries instead of 32 (a 16 x 16 block's accesses, which one stride does not describe: matmul_naive's
-  // waves took 5.5 times the memory written out). Its layout bits are worked out from the lanes.
+  // three pool entries instead of 32 (a 16 x 16 block's accesses, which one stride does not describe: matmul_naive at
+  // n=1024 took 10.9 GB with them written out, 2.09 GB so). Its layout bits are worked out from the lanes.
   void compact_last_runs() {
     if (!compact_strided || records.empty()) return;
     WarpRecord& r = records.back();
