@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Simulation speed of this tree against an older commit on the same host, in one call (timings from two calls may
 # come from two different machines): builds memhier_bench_sim of both in Release, then runs the simulation benchmarks
-# on 1 thread and on every core, old and new in turn, three times, and the 1-billion-access copy once each. Each binary
-# writes its benchmark traces with its own .mht writer. Then kernel-description generation (memhier_bench_traces'
+# on 1 thread and on every core, old and new in turn, three times (three repetitions each, every one kept, summed up
+# at the end as each binary's fastest and median of nine), and the 1-billion-access copy once each. Each binary writes
+# its benchmark traces with its own .mht writer. Then kernel-description generation (memhier_bench_traces'
 # BM_Generate*, one thread), old and new in turn, twice: both built with this tree's bench/bench_traces.cpp, so the
 # same benchmark times each library (skipped, and said so, where the older library cannot build it). Results,
 # environment and logs go under $OUT (or ./compare-out): summary.txt, environment.txt, build.log and raw.tar.gz (every
@@ -44,7 +45,7 @@ filter="BM_Sim(Streaming|RandomGather|TransposeTiled|StreamingDecoded|RandomGath
 for round in 1 2 3; do
   for which in base new; do
     /tmp/memhier-compare-$which/bench/memhier_bench_sim --benchmark_filter="$filter" --benchmark_repetitions=3 \
-      --benchmark_report_aggregates_only=true > "$raw/$which-round$round.txt" 2> "$raw/$which-round$round.err"
+      > "$raw/$which-round$round.txt" 2> "$raw/$which-round$round.err"
     echo "rc $?" >> "$raw/$which-round$round.txt"
   done
 done
@@ -85,6 +86,22 @@ fi
     [ -f "$f" ] || continue
     echo "== $(basename "$f")"
     grep -E 'BM_Generate|^rc' "$f" | sed -E 's/ +/ /g'
+  done
+  # Every repetition of every round (9 a binary, the host's load drifting between them): the fastest and the median
+  # wall time, and the median shares of the phases (SimPhaseTimes; a tree older than the set-up share counts it in
+  # `other`), base then new.
+  echo "== all rounds: ms (fastest, median of 9) and median phase shares"
+  for b in $(grep -hoE '^BM_Sim[A-Za-z]+(/[0-9]+)?/real_time ' "$raw"/base-round1.txt | sort -u); do
+    for which in base new; do
+      cat "$raw"/$which-round[123].txt | grep -E "^${b//\//\\/} " | sed -E 's/ +/ /g' | awk -v w=$which -v b=$b 'BEGIN { n = 0 }
+        { t[n] = $2 * ($3 == "s" ? 1000 : 1); for (i = 4; i <= NF; i++) if (split($i, kv, "=") == 2) s[kv[1], n] = kv[2]; n++ }
+        function med(a, k,   v, m, i, j, x) { m = 0; for (i = 0; i < n; i++) v[m++] = (k == "" ? a[i] : a[k, i]);
+          for (i = 1; i < m; i++) { x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+          return m % 2 ? v[(m - 1) / 2] : (v[m / 2 - 1] + v[m / 2]) / 2 }
+        END { if (n == 0) exit; lo = t[0]; for (i = 1; i < n; i++) if (t[i] < lo) lo = t[i];
+          printf "%-34s %-4s %8.2f %8.2f  read %.3f sm %.3f l2 %.3f setup %.3f other %.3f\n", b, w, lo, med(t, ""),
+            med(s, "read_share"), med(s, "sm_share"), med(s, "l2_share"), med(s, "setup_share"), med(s, "other_share") }'
+    done
   done
 } > "$out/summary.txt"
 tar -czf "$out/raw.tar.gz" -C "$out" raw && rm -rf "$raw"

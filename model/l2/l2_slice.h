@@ -44,6 +44,7 @@
 
 #include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
+#include "../util/line_allocator.h"
 #include "memhier/sim.h"
 
 namespace memhier {
@@ -63,7 +64,8 @@ struct L2SliceSpec {
   std::uint32_t partial_sectors_max = 0;  // partly written sectors the slice holds (more: the oldest is filled); 0: any
 };
 
-class L2Slice {
+// Aligned, and its small tables in lines of their own (LineVector): the slice groups replay on all host threads.
+class alignas(128) L2Slice {
  public:
   explicit L2Slice(const L2SliceSpec& spec);
   void set_persisting_ways(std::uint32_t ways) { m_cache.set_persisting_ways(ways); }
@@ -110,10 +112,10 @@ class L2Slice {
   SetCache m_cache;
   std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
-  std::vector<std::uint64_t> m_open_rows;     // per bank: the row open (~0: none)
+  LineVector<std::uint64_t> m_open_rows;      // per bank: the row open (~0: none)
   // Per bank: its channel, and the bytes read and written there since take_channel_bytes().
-  std::vector<std::uint32_t> m_bank_channel;
-  std::vector<std::array<std::uint64_t, 2>> m_bank_bytes;
+  LineVector<std::uint32_t> m_bank_channel;
+  LineVector<std::array<std::uint64_t, 2>> m_bank_bytes;
   // Rows written back lately, direct-mapped by a hash of the row, with the write-back count when last written.
   struct WrittenRow {
     std::uint64_t row = ~std::uint64_t{0};
@@ -121,7 +123,7 @@ class L2Slice {
   };
   static constexpr std::size_t kWrittenRows = 4096;
   static constexpr std::uint64_t kWriteWindow = 256;  // write-backs over which a row's are grouped
-  std::vector<WrittenRow> m_written_rows;
+  LineVector<WrittenRow> m_written_rows;
   std::uint64_t m_writebacks = 0;
   // Partly written sectors: how many, and in the order they became so (entries go stale when their sector completes
   // or leaves; fill_partials() skips those).

@@ -100,7 +100,7 @@ class RequestLists {
   struct Release {
     void operator()(L2Request* p) const { ::operator delete(p); }
   };
-  struct List {
+  struct alignas(128) List {  // its own lines: each SM's list grows on the host thread running that SM
     std::vector<L2Request> issued;
     std::unique_ptr<L2Request, Release> sorted;  // room for `room` requests
     std::size_t room = 0;

@@ -63,6 +63,13 @@ bool run_sm(SmFront& sm, WarpScheduler& scheduler, bool last, std::uint64_t held
       [&] { return sm.requests() >= room; });
 }
 
+// A value alone in its cache lines (two: Intel's adjacent-line prefetcher fetches pairs), for one written by one thread
+// while its neighbours are written by others.
+template <typename T>
+struct alignas(128) Padded {
+  T value{};
+};
+
 struct Machine {
   std::vector<L2Slice> slices;
 };
@@ -306,7 +313,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       std::vector<std::uint64_t> bases;
       for (int p = 0; p < ks.occupancy.blocks_per_sm; ++p)
         bases.push_back(s * max_threads_per_sm + static_cast<std::uint64_t>(p) * launch.block.count());
-      schedulers[s].start(std::move(bases), warps_per_block, barrier_latency,
+      schedulers[s].start(bases, warps_per_block, barrier_latency,
                           static_cast<std::size_t>(std::max(arch.sm.sub_partitions, 1)));
     }
     bool trace_done = false;
@@ -411,13 +418,13 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         for (std::size_t s = 0; s < sm_count; ++s)
           if (take[s] != 0) active.push_back(s);
         // Slice groups are independent (a line's home and its copies sit in one group), so they replay in parallel.
-        std::vector<SimCounters> group_counters(groups);
+        std::vector<Padded<SimCounters>> group_counters(groups);
         if (until != ~std::uint64_t{0} && merges_saved.size() != groups) merges_saved.resize(groups);
         clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
         for (int gi = 0; gi < static_cast<int>(groups); ++gi) {
           const auto g = static_cast<std::size_t>(gi);
-          SimCounters& sc = group_counters[g];
+          SimCounters& sc = group_counters[g].value;
           L2Slice* group = &machine.slices[g * static_cast<std::size_t>(parts)];
           // Reads the other SM of the TPC has in flight for the same sectors (tpc_merge.h): 128 KiB of table a host
           // thread, kept from batch to batch (warm in its caches). A batch in several rounds keeps a table a group
@@ -449,7 +456,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           if (first_round && until != ~std::uint64_t{0}) merges_saved[g] = local;
         }
         clock.lap(&SimPhaseTimes::l2);
-        for (const SimCounters& c : group_counters) total += c;
+        for (const Padded<SimCounters>& c : group_counters) total += c.value;
         for (std::size_t s = 0; s < sm_count; ++s) lists.drop_replayed(s, take[s]);
         if (until == ~std::uint64_t{0}) break;  // no SM stopped: every list was replayed whole
       }

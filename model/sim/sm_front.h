@@ -39,7 +39,10 @@ struct SmFrontSpec {
   unsigned dram_row_line_shift = 3;  // log2(lines of a DRAM row chunk: dram.row_bytes / 128)
 };
 
-class SmFront {
+// Aligned to two cache lines: simulate() runs the SMs on all host threads, and an SM's counters and state, written
+// at every instruction, must not share a line with its neighbour's (at 16 threads the SM phase took about 1.5 times
+// as long so: bench/results/compare-gpu-machine-2026-11-26-session40).
+class alignas(128) SmFront {
  public:
   // Requests go to `lists` (begin_round() before each round's). `l1`: an empty cache of the
   // spec's L1 geometry (a previous launch's, reset: building one costs its capacity).

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "../util/line_allocator.h"
 #include "memhier/sim.h"
 #include "memhier/trace.h"
 
@@ -95,20 +96,21 @@ class LoadRuns {
 // frees up with no block left to take it, and the next run() goes on from there with the next batch's blocks, the
 // cycle counting on; run(.., last = true) issues everything. Blocks still running when a batch ends are moved into
 // the scheduler (their BlockTrace swapped with one of its own), so the caller may reuse its blocks' storage.
-class WarpScheduler {
+// Aligned, and its vectors in lines of their own (LineVector), as SmFront is: SMs run on all host threads.
+class alignas(128) WarpScheduler {
  public:
   // `place_base[p]`: the thread slot (numbered over all SMs, for local memory) of place p's first thread; a block's
   // warps are at most `warps_per_place` (the launch's block size in warps).
   WarpScheduler() = default;  // start() before use
-  WarpScheduler(std::vector<std::uint64_t> place_base, std::size_t warps_per_place, std::uint32_t barrier_latency,
-                std::size_t sub_partitions = 1) {
-    start(std::move(place_base), warps_per_place, barrier_latency, sub_partitions);
+  WarpScheduler(const std::vector<std::uint64_t>& place_base, std::size_t warps_per_place,
+                std::uint32_t barrier_latency, std::size_t sub_partitions = 1) {
+    start(place_base, warps_per_place, barrier_latency, sub_partitions);
   }
   // Forgets everything for a new launch, keeping the memory it holds (a trace of many short launches would otherwise
   // spend its time building schedulers).
-  void start(std::vector<std::uint64_t> place_base, std::size_t warps_per_place, std::uint32_t barrier_latency,
+  void start(const std::vector<std::uint64_t>& place_base, std::size_t warps_per_place, std::uint32_t barrier_latency,
              std::size_t sub_partitions = 1) {
-    m_base = std::move(place_base);
+    m_base.assign(place_base.begin(), place_base.end());
     m_wpp = warps_per_place;
     m_barrier = barrier_latency;
     m_subs = std::max<std::size_t>(sub_partitions, 1);
@@ -341,26 +343,26 @@ class WarpScheduler {
     m_resident = std::max(m_resident, warps);
   }
 
-  std::vector<std::uint64_t> m_base;
+  LineVector<std::uint64_t> m_base;
   std::size_t m_wpp = 0;
   std::uint32_t m_barrier = 0;
   std::size_t m_subs = 1;  // sub-partitions: warp slot s is on sub-partition s mod m_subs
-  std::vector<Place> m_places;
-  std::vector<BlockTrace> m_held;            // traces of blocks running on from an earlier batch, a place each
-  std::vector<Warp> m_warps;                 // place p's warps at slots p * m_wpp ...
-  std::vector<std::uint16_t> m_slot_place;   // per slot: slot / m_wpp
-  std::vector<std::uint32_t> m_slot_thread;  // per slot: slot % m_wpp x 32
-  std::size_t m_slot_place_wpp = 0;          // the m_wpp they were made for
-  std::vector<BlockTrace*> m_queue;
+  LineVector<Place> m_places;
+  std::vector<BlockTrace> m_held;           // traces of blocks running on from an earlier batch, a place each
+  LineVector<Warp> m_warps;                 // place p's warps at slots p * m_wpp ...
+  LineVector<std::uint16_t> m_slot_place;   // per slot: slot / m_wpp
+  LineVector<std::uint32_t> m_slot_thread;  // per slot: slot % m_wpp x 32
+  std::size_t m_slot_place_wpp = 0;         // the m_wpp they were made for
+  LineVector<BlockTrace*> m_queue;
   std::size_t m_queue_at = 0;
   std::size_t m_active = 0;  // warps with records left
   std::size_t m_live_places = 0;
   std::uint64_t m_now = 0;
   std::uint64_t m_resident = 0;
-  std::size_t m_next_sub = 0;             // the sub-partition whose warp goes first next
-  std::vector<std::uint64_t> m_sub_bits;  // of each ready word, the bits of each sub-partition's slots
-  std::size_t m_sub_bits_of = 0;          // the sub-partitions m_sub_bits was made for
-  std::vector<std::uint64_t> m_ready, m_later;
+  std::size_t m_next_sub = 0;            // the sub-partition whose warp goes first next
+  LineVector<std::uint64_t> m_sub_bits;  // of each ready word, the bits of each sub-partition's slots
+  std::size_t m_sub_bits_of = 0;         // the sub-partitions m_sub_bits was made for
+  LineVector<std::uint64_t> m_ready, m_later;
 };
 
 }  // namespace memhier
