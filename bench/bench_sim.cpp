@@ -39,13 +39,15 @@ fs::path trace_file(const std::string& example, const std::vector<ParamOverride>
   return cache.emplace(example, p).first->second;
 }
 
-// Shares of the simulation's wall time by phase (SimPhaseTimes): reading blocks, the SM phase, the L2 phase, the rest.
+// Shares of the simulation's wall time by phase (SimPhaseTimes): reading blocks, the SM phase, the L2 phase, the set-up,
+// the rest.
 void report_phases(benchmark::State& state, const SimPhaseTimes& t) {
   if (t.total <= 0) return;
   state.counters["read_share"] = t.read / t.total;
   state.counters["sm_share"] = t.sm / t.total;
   state.counters["l2_share"] = t.l2 / t.total;
-  state.counters["other_share"] = (t.total - t.read - t.sm - t.l2) / t.total;
+  state.counters["setup_share"] = t.setup / t.total;
+  state.counters["other_share"] = (t.total - t.read - t.sm - t.l2 - t.setup) / t.total;
 }
 
 void sim(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {

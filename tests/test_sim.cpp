@@ -993,6 +993,23 @@ TEST_CASE("the same stats on 1, 2, 5 and 16 threads, bit for bit") {
   }
 }
 
+TEST_CASE("phase times: every phase of a run is timed, and the phases add up to no more than the whole") {
+  SimPhaseTimes t;
+  SimOptions opt;
+  opt.times = &t;
+  run_example("transpose_tiled", {{"n", "512"}}, opt);
+  // Each phase ran (the L2 slices alone take a host millisecond to clear); they are laps of one clock, in turn.
+  CHECK(t.setup > 0);
+  CHECK(t.read > 0);
+  CHECK(t.sm > 0);
+  CHECK(t.l2 > 0);
+  CHECK(t.read + t.sm + t.l2 + t.setup <= t.total);
+  const SimPhaseTimes once = t;
+  run_example("transpose_tiled", {{"n", "512"}}, opt);  // a second run adds to them
+  CHECK(t.setup > once.setup);
+  CHECK(t.total > once.total);
+}
+
 TEST_CASE("a trace read from .mht chunks decoded in parallel gives the stats of its description, on any thread count") {
   // Chunks of 8 KiB: a wave of random_gather's blocks spans hundreds of them, and waves end inside chunks; 4096 blocks
   // make 3.9 waves in two batches (simulate() ends a batch at about 2^19 L2 requests).

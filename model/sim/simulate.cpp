@@ -190,6 +190,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   PhaseClock clock(options.times);
   const std::uint64_t round_requests = std::max<std::uint64_t>(options.round_requests, 1);  // each round issues
   Machine machine = make_machine(arch, options.threads);
+  clock.lap(&SimPhaseTimes::setup);
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
   KernelLaunch launch;
@@ -210,6 +211,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     slice_home.push_back(static_cast<std::uint8_t>(slice % arch.l2.partitions));
   }
   while (trace.next_kernel(launch)) {
+    clock.start();
     KernelSim ks;
     ks.launch = launch;
     LaunchResources res;
@@ -316,6 +318,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       schedulers[s].start(bases, warps_per_block, barrier_latency,
                           static_cast<std::size_t>(std::max(arch.sm.sub_partitions, 1)));
     }
+    clock.lap(&SimPhaseTimes::setup);
     bool trace_done = false;
     for (;;) {
       // A batch of waves: blocks [wave_end[w - 1], wave_end[w]) form wave w.

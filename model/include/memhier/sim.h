@@ -14,10 +14,11 @@
 namespace memhier {
 
 // Where a simulation's wall time went (seconds, summed over launches), for studying its speed: reading blocks from the
-// trace source, the SM phase (coalescer, L1, warp scheduling), the L2 phase (replay through the slices and DRAM) and
-// everything else (batch set-up, launch set-up).
+// trace source, the SM phase (coalescer, L1, warp scheduling), the L2 phase (replay through the slices and DRAM), the
+// set-up (the L2 slices, and each launch's L1s and warp schedulers) and everything else (batches' bookkeeping, the
+// end).
 struct SimPhaseTimes {
-  double read = 0, sm = 0, l2 = 0, total = 0;
+  double read = 0, sm = 0, l2 = 0, setup = 0, total = 0;
 };
 
 struct SimOptions {
