@@ -39,8 +39,8 @@ fs::path trace_file(const std::string& example, const std::vector<ParamOverride>
   return cache.emplace(example, p).first->second;
 }
 
-// Shares of the simulation's wall time by phase (SimPhaseTimes): reading blocks, the SM phase, the L2 phase, the set-up,
-// the rest.
+// Shares of the simulation's wall time by phase (SimPhaseTimes): reading blocks, the SM phase, the L2 phase, the
+// set-up, the rest.
 void report_phases(benchmark::State& state, const SimPhaseTimes& t) {
   if (t.total <= 0) return;
   state.counters["read_share"] = t.read / t.total;
