@@ -739,6 +739,109 @@ TEST_CASE("blocks start as places free up, in the place's thread slots; blocks r
   CHECK(!batched.busy());
 }
 
+TEST_CASE("a block running on into the next batch keeps only the records it has left, each with its own lanes") {
+  // Two places of two warps. A (place 0): a store, 5 non-memory instructions, a store. B (place 1): two warps of
+  // records in every form the pool holds: compact strided, runs, written-out lanes, a predicated-off load, a barrier,
+  // a bulk copy. A, the older, issues at cycles 0 and 6; B issues in between; at 6 A is done and, with no block to
+  // take its place, the batch ends. B goes on in the next batch, its caller-side trace overwritten; every issue
+  // (slot, cycle, lanes) is that of one run of both blocks, and the scheduler holds B's records not yet issued.
+  auto make_a = [] {
+    BlockTrace a;
+    a.compact_strided = true;
+    a.clear();
+    a.begin_warp();
+    WarpRecord st;
+    st.kind = AccessKind::store;
+    st.active_mask = 0xFFFFFFFFU;
+    a.add_strided(st, 32, 0x9000, 4);
+    st.work = 5;
+    a.add_strided(st, 32, 0x9080, 4);
+    return a;
+  };
+  auto make_b = [] {
+    BlockTrace b;
+    b.compact_strided = true;
+    b.clear();
+    WarpRecord ld;
+    ld.active_mask = 0xFFFFFFFFU;
+    std::array<std::uint64_t, kWarpSize> lanes{};
+    for (int w = 0; w < 2; ++w) {
+      b.begin_warp();
+      const std::uint64_t base = 0x100000 * static_cast<std::uint64_t>(w + 1);
+      for (int i = 0; i < 4; ++i) {
+        ld.pc = 0x10;
+        b.add_strided(ld, 32, base + 0x1000 * static_cast<std::uint64_t>(i), 4);  // compact: two entries
+        for (unsigned l = 0; l < kWarpSize; ++l) lanes[l] = base + 0x40000 + (l % 16) * 4 + (l / 16) * 0x400 + i * 64;
+        ld.pc = 0x20;
+        b.add(ld, lanes);  // two rows of 16: runs, three entries
+        b.compact_last_runs();
+        for (unsigned l = 0; l < kWarpSize; ++l) lanes[l] = base + 0x80000 + ((l * 7919 + i * 31) % 4096) * 8;
+        ld.pc = 0x30;
+        b.add(ld, lanes);  // a gather: 32 entries
+      }
+      WarpRecord off = ld;
+      off.active_mask = 0;
+      b.add(off, {});
+      WarpRecord bar;
+      bar.record = RecordKind::barrier;
+      b.add(bar, {});
+      WarpRecord bulk;
+      bulk.kind = AccessKind::bulk_copy;
+      bulk.active_mask = 1;
+      bulk.size = 16;
+      bulk.bulk_bytes = 1024;
+      const std::array<std::uint64_t, 1> from{base + 0xC0000};
+      b.add(bulk, from);
+    }
+    REQUIRE((b.records[1].layout & kLayoutRuns) != 0);
+    REQUIRE((b.records[0].layout & kLayoutCompact) != 0);
+    return b;
+  };
+  struct Seen {
+    std::uint32_t slot;
+    std::uint64_t cycle;
+    std::vector<std::uint64_t> lanes;
+    bool operator==(const Seen&) const = default;
+  };
+  auto run = [](WarpScheduler& s, std::vector<Seen>& seen, bool last) {
+    SimCounters c;
+    s.run(
+        c,
+        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
+          LaneBuffer buffer;
+          const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
+          seen.push_back({slot, cycle, {a.begin(), a.end()}});
+          return IssueCost{1, 0};
+        },
+        [](const BlockTrace&, const WarpRecord&) {}, last);
+  };
+  std::vector<Seen> whole;
+  {
+    BlockTrace a = make_a(), b = make_b();
+    WarpScheduler s({0, 1000}, 2, 3);
+    s.push(&a);
+    s.push(&b);
+    run(s, whole, true);
+  }
+  REQUIRE(whole.size() == 2 + 2 * 15);
+  std::vector<Seen> batched;
+  std::vector<BlockTrace> storage;
+  storage.push_back(make_a());
+  storage.push_back(make_b());
+  WarpScheduler s({0, 1000}, 2, 3);
+  s.push(&storage[0]);
+  s.push(&storage[1]);
+  run(s, batched, false);
+  REQUIRE(batched.size() == 7);  // A's two stores, B's first five records
+  CHECK(batched.back().cycle == 6);
+  CHECK(s.held_records() == 2 * 15 - 5);
+  for (BlockTrace& t : storage) t = scheduler_block({"LLLLLLLL", "LLLLLLLL"});  // the caller's storage reused
+  CHECK(s.busy());
+  run(s, batched, true);
+  CHECK(batched == whole);
+  CHECK(!s.busy());
+}
+
 TEST_CASE("a run stopped when its SM's requests are full goes on where it stopped: the same issues as one run") {
   // Three blocks on two places of two warps, two sub-partitions: loads waiting 7 cycles, a barrier, non-memory work.
   // Stopped after every k instructions (as simulate() stops an SM whose request list is full), with the blocks pushed

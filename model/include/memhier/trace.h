@@ -223,6 +223,13 @@ struct BlockTrace {
     }
     return {first, first + static_cast<std::uint64_t>(r.active_lanes() - 1) * addresses[r.address_index + 1]};
   }
+  // The address pool entries a record holds from its address_index on: none for a barrier or a record with no lane
+  // on, three in runs form, two compact, else one a lane.
+  [[nodiscard]] static std::size_t pool_entries(const WarpRecord& r) {
+    if (!r.is_memory()) return 0;
+    if ((r.layout & kLayoutCompact) != 0) return (r.layout & kLayoutRuns) != 0 ? 3 : 2;
+    return static_cast<std::size_t>(r.active_lanes());
+  }
   // A record in runs form (kLayoutRuns).
   [[nodiscard]] LaneRuns runs(const WarpRecord& r) const {
     return {addresses[r.address_index], addresses[r.address_index + 1], addresses[r.address_index + 2],
