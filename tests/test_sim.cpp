@@ -739,12 +739,13 @@ TEST_CASE("blocks start as places free up, in the place's thread slots; blocks r
   CHECK(!batched.busy());
 }
 
-TEST_CASE("a block running on into the next batch keeps only the records it has left, each with its own lanes") {
+TEST_CASE("a long block running on into the next batch keeps only the records it has left, each with its lanes") {
   // Two places of two warps. A (place 0): a store, 5 non-memory instructions, a store. B (place 1): two warps of
-  // records in every form the pool holds: compact strided, runs, written-out lanes, a predicated-off load, a barrier,
-  // a bulk copy. A, the older, issues at cycles 0 and 6; B issues in between; at 6 A is done and, with no block to
-  // take its place, the batch ends. B goes on in the next batch, its caller-side trace overwritten; every issue
-  // (slot, cycle, lanes) is that of one run of both blocks, and the scheduler holds B's records not yet issued.
+  // records in every form the pool holds: compact strided, runs, written-out lanes, then a predicated-off load, a
+  // barrier, a bulk copy. A, the older, issues at cycles 0 and 6; B issues in between; at 6 A is done and, with no
+  // block to take its place, the batch ends. B goes on in the next batch, its caller-side trace overwritten; every
+  // issue (slot, cycle, lanes) is that of one run of both blocks. The scheduler holds the records B has left where B
+  // has kKeepRest records or more, all of them where it has fewer.
   auto make_a = [] {
     BlockTrace a;
     a.compact_strided = true;
@@ -758,7 +759,7 @@ TEST_CASE("a block running on into the next batch keeps only the records it has 
     a.add_strided(st, 32, 0x9080, 4);
     return a;
   };
-  auto make_b = [] {
+  auto make_b = [](int iterations) {
     BlockTrace b;
     b.compact_strided = true;
     b.clear();
@@ -767,15 +768,16 @@ TEST_CASE("a block running on into the next batch keeps only the records it has 
     std::array<std::uint64_t, kWarpSize> lanes{};
     for (int w = 0; w < 2; ++w) {
       b.begin_warp();
-      const std::uint64_t base = 0x100000 * static_cast<std::uint64_t>(w + 1);
-      for (int i = 0; i < 4; ++i) {
+      const std::uint64_t base = 0x1000000 * static_cast<std::uint64_t>(w + 1);
+      for (int i = 0; i < iterations; ++i) {
+        const auto at = static_cast<std::uint64_t>(i);
         ld.pc = 0x10;
-        b.add_strided(ld, 32, base + 0x1000 * static_cast<std::uint64_t>(i), 4);  // compact: two entries
-        for (unsigned l = 0; l < kWarpSize; ++l) lanes[l] = base + 0x40000 + (l % 16) * 4 + (l / 16) * 0x400 + i * 64;
+        b.add_strided(ld, 32, base + 0x1000 * at, 4);  // compact: two entries
+        for (unsigned l = 0; l < kWarpSize; ++l) lanes[l] = base + 0x400000 + (l % 16) * 4 + (l / 16) * 0x400 + at * 64;
         ld.pc = 0x20;
         b.add(ld, lanes);  // two rows of 16: runs, three entries
         b.compact_last_runs();
-        for (unsigned l = 0; l < kWarpSize; ++l) lanes[l] = base + 0x80000 + ((l * 7919 + i * 31) % 4096) * 8;
+        for (unsigned l = 0; l < kWarpSize; ++l) lanes[l] = base + 0x800000 + ((l * 7919 + at * 31) % 4096) * 8;
         ld.pc = 0x30;
         b.add(ld, lanes);  // a gather: 32 entries
       }
@@ -790,11 +792,11 @@ TEST_CASE("a block running on into the next batch keeps only the records it has 
       bulk.active_mask = 1;
       bulk.size = 16;
       bulk.bulk_bytes = 1024;
-      const std::array<std::uint64_t, 1> from{base + 0xC0000};
+      const std::array<std::uint64_t, 1> from{base + 0xC00000};
       b.add(bulk, from);
     }
-    REQUIRE((b.records[1].layout & kLayoutRuns) != 0);
     REQUIRE((b.records[0].layout & kLayoutCompact) != 0);
+    REQUIRE((b.records[1].layout & kLayoutRuns) != 0);
     return b;
   };
   struct Seen {
@@ -815,31 +817,36 @@ TEST_CASE("a block running on into the next batch keeps only the records it has 
         },
         [](const BlockTrace&, const WarpRecord&) {}, last);
   };
-  std::vector<Seen> whole;
-  {
-    BlockTrace a = make_a(), b = make_b();
+  for (const int iterations : {4, 400}) {
+    CAPTURE(iterations);
+    const auto records = static_cast<std::size_t>(2 * (3 * iterations + 3));
+    CHECK((records >= WarpScheduler::kKeepRest) == (iterations == 400));
+    std::vector<Seen> whole;
+    {
+      BlockTrace a = make_a(), b = make_b(iterations);
+      WarpScheduler s({0, 1000}, 2, 3);
+      s.push(&a);
+      s.push(&b);
+      run(s, whole, true);
+    }
+    REQUIRE(whole.size() == 2 + records);
+    std::vector<Seen> batched;
+    std::vector<BlockTrace> storage;
+    storage.push_back(make_a());
+    storage.push_back(make_b(iterations));
     WarpScheduler s({0, 1000}, 2, 3);
-    s.push(&a);
-    s.push(&b);
-    run(s, whole, true);
+    s.push(&storage[0]);
+    s.push(&storage[1]);
+    run(s, batched, false);
+    REQUIRE(batched.size() == 7);  // A's two stores, B's first five records
+    CHECK(batched.back().cycle == 6);
+    CHECK(s.held_records() == (iterations == 400 ? records - 5 : records));
+    for (BlockTrace& t : storage) t = scheduler_block({"LLLLLLLL", "LLLLLLLL"});  // the caller's storage reused
+    CHECK(s.busy());
+    run(s, batched, true);
+    CHECK(batched == whole);
+    CHECK(!s.busy());
   }
-  REQUIRE(whole.size() == 2 + 2 * 15);
-  std::vector<Seen> batched;
-  std::vector<BlockTrace> storage;
-  storage.push_back(make_a());
-  storage.push_back(make_b());
-  WarpScheduler s({0, 1000}, 2, 3);
-  s.push(&storage[0]);
-  s.push(&storage[1]);
-  run(s, batched, false);
-  REQUIRE(batched.size() == 7);  // A's two stores, B's first five records
-  CHECK(batched.back().cycle == 6);
-  CHECK(s.held_records() == 2 * 15 - 5);
-  for (BlockTrace& t : storage) t = scheduler_block({"LLLLLLLL", "LLLLLLLL"});  // the caller's storage reused
-  CHECK(s.busy());
-  run(s, batched, true);
-  CHECK(batched == whole);
-  CHECK(!s.busy());
 }
 
 TEST_CASE("a run stopped when its SM's requests are full goes on where it stopped: the same issues as one run") {
