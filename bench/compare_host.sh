@@ -94,7 +94,9 @@ fi
   for b in $(grep -hoE '^BM_Sim[A-Za-z]+(/[0-9]+)?/real_time ' "$raw"/base-round1.txt | sort -u); do
     for which in base new; do
       cat "$raw"/$which-round[123].txt | grep -E "^${b//\//\\/} " | sed -E 's/ +/ /g' | awk -v w=$which -v b=$b 'BEGIN { n = 0 }
-        { t[n] = $2 * ($3 == "s" ? 1000 : 1); for (i = 4; i <= NF; i++) if (split($i, kv, "=") == 2) s[kv[1], n] = kv[2]; n++ }
+        function num(x,   u) { u = substr(x, length(x)); x += 0  # a counter may carry an SI suffix (8.4m, 5.1M)
+          return u == "m" ? x / 1e3 : u == "u" ? x / 1e6 : u == "k" ? x * 1e3 : u == "M" ? x * 1e6 : x }
+        { t[n] = $2 * ($3 == "s" ? 1000 : 1); for (i = 4; i <= NF; i++) if (split($i, kv, "=") == 2) s[kv[1], n] = num(kv[2]); n++ }
         function med(a, k,   v, m, i, j, x) { m = 0; for (i = 0; i < n; i++) v[m++] = (k == "" ? a[i] : a[k, i]);
           for (i = 1; i < m; i++) { x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
           return m % 2 ? v[(m - 1) / 2] : (v[m / 2 - 1] + v[m / 2]) / 2 }
