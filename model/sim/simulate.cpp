@@ -14,7 +14,6 @@
 #include <cmath>
 #include <exception>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string_view>
 #include <utility>

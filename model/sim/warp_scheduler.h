@@ -156,7 +156,8 @@ class alignas(128) WarpScheduler {
   // Blocks of at least this many records that run on into the next batch leave the scheduler only the records they
   // have left (a wave of shorter ones is at most a few tens of MB).
   static constexpr std::size_t kKeepRest = 1024;
-  // Records of the blocks running on from an earlier batch that the scheduler holds.
+  // Records in the scheduler's own storage: those of the blocks that ran on past a batch's end (a block done since
+  // keeps its storage until the next batch's end replaces it).
   [[nodiscard]] std::size_t held_records() const {
     std::size_t n = 0;
     for (const BlockTrace& b : m_held) n += b.records.size();
