@@ -393,8 +393,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
             resident[s] = std::max(resident[s], schedulers[s].resident_warps());
             issued[s] += sm.counters.warp_instructions - before;
           }
-          take[s] = lists.issued(s).size();  // all of it, unless an SM stopped (below)
-          lists.sort_by_group(s, take[s]);
+          // All of it, unless an SM stopped (below); one that stopped is sorted there only, by the earliest stop.
+          take[s] = lists.issued(s).size();
+          if (to_run[s] == 0) lists.sort_by_group(s, take[s]);
         }
         // The earliest cycle an SM stopped at: requests before it are all issued (lists go in cycle order).
         std::uint64_t until = ~std::uint64_t{0};

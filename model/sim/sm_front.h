@@ -40,8 +40,8 @@ struct SmFrontSpec {
 };
 
 // Aligned to two cache lines: simulate() runs the SMs on all host threads, and an SM's counters and state, written
-// at every instruction, must not share a line with its neighbour's (at 16 threads the SM phase took about 1.5 times
-// as long so: bench/results/compare-gpu-machine-2026-11-26-session40).
+// at every instruction, must not share a line with its neighbour's (with the schedulers' state shared too, at 16
+// threads the SM phase took about 1.5 times as long: bench/results/compare-gpu-machine-2026-11-26-session40).
 class alignas(128) SmFront {
  public:
   // Requests go to `lists` (begin_round() before each round's). `l1`: an empty cache of the
