@@ -849,6 +849,160 @@ TEST_CASE("a long block running on into the next batch keeps only the records it
   }
 }
 
+namespace {
+
+// A block handed out in parts from a whole one: each warp's first `part` records in the block, then `part` at a time
+// (BlockRest), records and pool entries copied as they are.
+class PartsOf final : public BlockRest {
+ public:
+  PartsOf(BlockTrace whole, std::size_t part) : m_whole(std::move(whole)), m_part(part), m_at(m_whole.warp_count()) {
+    for (std::size_t w = 0; w < m_at.size(); ++w) m_at[w] = m_whole.warp_begin[w];
+  }
+  // The block as its source gives it: the first parts, the others in `rest`.
+  static BlockTrace first(const std::shared_ptr<PartsOf>& rest) {
+    BlockTrace b;
+    b.compact_strided = true;
+    b.clear();
+    for (std::size_t w = 0; w < rest->m_at.size(); ++w) {
+      b.begin_warp();
+      rest->append(w, b);
+    }
+    b.rest = rest;
+    return b;
+  }
+  bool next(std::size_t w, BlockTrace& out) override {
+    out.clear();
+    out.begin_warp();
+    append(w, out);
+    parts += out.records.empty() ? 0 : 1;
+    return !out.records.empty();
+  }
+  int parts = 0;  // handed out by next()
+
+ private:
+  void append(std::size_t w, BlockTrace& out) {
+    const std::size_t end = std::min<std::size_t>(m_at[w] + m_part, m_whole.warp_begin[w + 1]);
+    for (; m_at[w] < end; ++m_at[w]) {
+      WarpRecord r = m_whole.records[m_at[w]];
+      const auto from = m_whole.addresses.begin() + r.address_index;
+      r.address_index = static_cast<std::uint32_t>(out.addresses.size());
+      out.addresses.insert(out.addresses.end(), from, from + static_cast<std::ptrdiff_t>(BlockTrace::pool_entries(r)));
+      out.records.push_back(r);
+      out.warp_begin.back() = static_cast<std::uint32_t>(out.records.size());
+    }
+  }
+  BlockTrace m_whole;
+  std::size_t m_part;
+  std::vector<std::size_t> m_at;  // each warp's next record in m_whole
+};
+
+}  // namespace
+
+TEST_CASE("a block in parts issues as the whole block does, a warp's next part taken as it issues its last record") {
+  // Two places of two warps on two sub-partitions, loads back 7 cycles after issue. A (place 0): short, whole. B
+  // (place 1): two warps of loads, stores, non-memory work and barriers (B's records alternate so that a part ends
+  // on each kind, a barrier next), in parts of 3 and 600 records (more than a warp has), in one run and in two batches
+  // (the first ending when A, 800 records a warp, is done, B's storage then overwritten by the caller). Every issue
+  // (slot, cycle, lanes, kind) is that of one run of the whole blocks, and B's parts are the scheduler's: it holds at
+  // most B's current parts, two a warp.
+  auto make_b = [] {
+    BlockTrace b;
+    b.compact_strided = true;
+    b.clear();
+    for (std::uint64_t w = 0; w < 2; ++w) {
+      b.begin_warp();
+      for (std::uint64_t i = 0; i < 1200; ++i) {
+        WarpRecord r;
+        r.active_mask = 0xFFFFFFFFU;
+        r.pc = 0x10 * static_cast<std::uint32_t>(1 + i % 5);
+        r.kind = (i + w) % 3 == 2 ? AccessKind::store : AccessKind::load;
+        r.work = (i + w) % 4 == 1 ? 3 : 0;
+        b.add_strided(r, 32, 0x100000 * (w + 1) + 0x80 * i, 4);
+        if (i % 7 == 6) {
+          WarpRecord bar;
+          bar.record = RecordKind::barrier;
+          b.add(bar, {});
+        }
+      }
+    }
+    return b;
+  };
+  auto make_a = [] {
+    std::string loads_stores;
+    for (int i = 0; i < 400; ++i) loads_stores += "LS";
+    BlockTrace a = scheduler_block({loads_stores, loads_stores});
+    a.compact_strided = true;
+    return a;
+  };
+  struct Seen {
+    std::uint32_t slot;
+    std::uint64_t cycle;
+    std::uint64_t first_lane;
+    AccessKind kind;
+    bool barrier;
+    bool operator==(const Seen&) const = default;
+  };
+  auto run = [](WarpScheduler& s, std::vector<Seen>& seen, bool last) {
+    SimCounters c;
+    s.run(
+        c,
+        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
+          LaneBuffer buffer;
+          const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
+          seen.push_back({slot, cycle, a.empty() ? 0 : a[0], r.kind, !r.is_memory()});
+          if (!r.is_memory()) return IssueCost{};
+          return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{1, 7};
+        },
+        [](const BlockTrace&, const WarpRecord&) {}, last);
+  };
+  std::vector<Seen> whole;
+  {
+    BlockTrace a = make_a(), b = make_b();
+    WarpScheduler s({0, 1000}, 2, 3, 2);
+    s.push(&a);
+    s.push(&b);
+    run(s, whole, true);
+  }
+  constexpr std::size_t kRecordsB = 1200 + 171;  // a warp's
+  REQUIRE(whole.size() == 2 * 800 + 2 * kRecordsB);
+  for (const std::size_t part : {std::size_t{3}, std::size_t{600}, std::size_t{2000}}) {
+    CAPTURE(part);
+    {
+      const auto rest = std::make_shared<PartsOf>(make_b(), part);
+      BlockTrace a = make_a(), b = PartsOf::first(rest);
+      WarpScheduler s({0, 1000}, 2, 3, 2);
+      s.push(&a);
+      s.push(&b);
+      std::vector<Seen> one;
+      run(s, one, true);
+      CHECK(one == whole);
+      CHECK(rest->parts == 2 * static_cast<int>((kRecordsB + part - 1) / part - 1));
+    }
+    std::vector<BlockTrace> storage;
+    storage.push_back(make_a());
+    const auto rest = std::make_shared<PartsOf>(make_b(), part);
+    storage.push_back(PartsOf::first(rest));
+    WarpScheduler s({0, 1000}, 2, 3, 2);
+    s.push(&storage[0]);
+    s.push(&storage[1]);
+    std::vector<Seen> batched;
+    run(s, batched, false);
+    REQUIRE(batched.size() < whole.size());
+    // B's warps are past their first parts (A issues 800 records a warp, B about as many in between); the scheduler
+    // holds B's first parts where shorter than kKeepRest records (swapped in whole; else what they have left: none)
+    // and its two warps' part buffers (both, with parts of 3; one, with 600), or what B has left (in one part).
+    const std::size_t b_issued = batched.size() - 2 * 800;
+    REQUIRE(b_issued > 2 * 600);
+    const std::size_t held = part == 3 ? 2 * 3 + 4 * 3 : part == 600 ? 2 * 600 : 2 * kRecordsB - b_issued;
+    CHECK(s.held_records() == held);
+    for (BlockTrace& t : storage) t = scheduler_block({"LLLLLLLL", "LLLLLLLL"});  // the caller's storage reused
+    CHECK(s.busy());
+    run(s, batched, true);
+    CHECK(batched == whole);
+    CHECK(!s.busy());
+  }
+}
+
 TEST_CASE("a run stopped when its SM's requests are full goes on where it stopped: the same issues as one run") {
   // Three blocks on two places of two warps, two sub-partitions: loads waiting 7 cycles, a barrier, non-memory work.
   // Stopped after every k instructions (as simulate() stops an SM whose request list is full), with the blocks pushed
@@ -1233,6 +1387,81 @@ body:
       CHECK(result[0].counters == one);
       CHECK(result[0].achieved_warps_per_sm == doctest::Approx(16.0 * 4 / 132));
     }
+  }
+}
+
+namespace {
+
+// A source that gives its blocks whole, whatever part_records the consumer asks for.
+class WholeBlocks final : public TraceSource {
+ public:
+  explicit WholeBlocks(TraceSource& inner) : m_inner(inner) {}
+  bool next_kernel(KernelLaunch& launch) override { return m_inner.next_kernel(launch); }
+  bool next_block(BlockTrace& block) override {
+    const std::size_t part = block.part_records;
+    block.part_records = 0;
+    const bool got = m_inner.next_block(block);
+    block.part_records = part;
+    return got;
+  }
+
+ private:
+  TraceSource& m_inner;
+};
+
+}  // namespace
+
+TEST_CASE("a description's long blocks simulated in parts count what they count whole, on any number of threads") {
+  // matmul_naive at n=256: 256 blocks (one wave on the H100) of 8 warps of 2 x 256 loads and a store, which the
+  // simulator takes 256 records a warp at a time.
+  const std::vector<ParamOverride> sets{{"n", "256"}};
+  const auto path = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "matmul_naive.yaml";
+  auto whole_source = load_kernel_description(path, sets);
+  WholeBlocks whole_blocks(*whole_source);
+  const std::vector<KernelSim> whole = simulate(h100(), whole_blocks, {});
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0].counters.global_ld_requests == 256 * 8 * 2 * 256);
+  for (const int threads : {1, 3}) {
+    CAPTURE(threads);
+    auto src = load_kernel_description(path, sets);
+    SimOptions opt;
+    opt.threads = threads;
+    const std::vector<KernelSim> parts = simulate(h100(), *src, opt);
+    REQUIRE(parts.size() == 1);
+    for (const SimCounterInfo& i : sim_counter_table()) {
+      CAPTURE(i.name);
+      CHECK(parts[0].counters.*i.field == whole[0].counters.*i.field);
+    }
+    CHECK(parts[0].dram_channel_read_bytes == whole[0].dram_channel_read_bytes);
+    CHECK(parts[0].dram_channel_write_bytes == whole[0].dram_channel_write_bytes);
+    CHECK(parts[0].achieved_warps_per_sm == whole[0].achieved_warps_per_sm);
+  }
+}
+
+TEST_CASE("a bad record in a later part of a block fails the simulation with the description's error") {
+  // Warp 1's loads index past x from its 301st on: past the first part the simulator takes.
+  const std::string yaml = R"(kernel: late
+launch: {grid: 1, block: 64, registers: 16}
+arrays: {x: {element: 4, length: 1000}}
+body:
+  - for: k
+    to: 400
+    do:
+      - load: x[threadIdx.x % 32 + k + 2000 * (threadIdx.x / 32) * (k / 300)]
+)";
+  for (const int threads : {1, 3}) {
+    CAPTURE(threads);
+    SimOptions opt;
+    opt.threads = threads;
+    std::string error;
+    try {
+      run(h100(), yaml, {}, opt);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    CHECK(error ==
+          "sim.yaml:8:15: 'load': block (0,0,0) thread (32,0,0): x[2300] is outside the array (1000 elements of 4 "
+          "bytes)");
   }
 }
 

@@ -867,3 +867,147 @@ TEST_CASE("lane runs: the longest length that fits, none for one stride, a gathe
   CHECK(!find_lane_runs(gather));
   CHECK(!find_lane_runs(std::span<const std::uint64_t>(gather.data(), 16)));  // a partial warp
 }
+
+namespace {
+
+// A warp's records as the simulator sees them: every field, and the lanes (a compact record's written out).
+struct SeenRecord {
+  WarpRecord r;
+  std::vector<std::uint64_t> lanes;
+  bool operator==(const SeenRecord& o) const {
+    return r.pc == o.r.pc && r.active_mask == o.r.active_mask && r.work == o.r.work && r.bulk_bytes == o.r.bulk_bytes &&
+           r.record == o.r.record && r.space == o.r.space && r.kind == o.r.kind && r.hint == o.r.hint &&
+           r.size == o.r.size && r.layout == o.r.layout && lanes == o.lanes;
+  }
+};
+void append_seen(const BlockTrace& b, std::size_t w, std::vector<SeenRecord>& out) {
+  for (const WarpRecord& r : b.warp(w)) {
+    LaneBuffer buffer;
+    const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
+    out.push_back({r, {a.begin(), a.end()}});
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a block in parts: each warp's first records, then the rest part by part, are the records of the whole") {
+  // Loops whose variables, unrolled copy and pending work must carry across a part's end: a counted loop unrolled 3
+  // times around a loop whose bounds differ by lane, an if/else, a predicated if, async copies (two records), barriers.
+  const std::string yaml = R"(kernel: parts
+params: {n: 64 * 96}
+launch: {grid: 5, block: 96, registers: 32}
+arrays:
+  x: {element: 4, length: n}
+  y: {element: 8, length: n}
+  s: {element: 4, length: 96, space: shared}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x, acc: 0}
+  - for: k
+    to: 40 + blockIdx.x
+    unroll: 3
+    do:
+      - let: {acc: acc + k}
+      - work: 1 + k % 4
+      - for: j
+        to: threadIdx.x % 3 + k % 2
+        do:
+          - load: 'x[(i * 7 + j * 33 + acc) % n]'
+      - if: (i + k) % 4 == 0
+        then:
+          - store: 'y[(i + k * 96) % n]'
+        else:
+          - load: 'y[(i * 3 + k) % n]'
+      - if: threadIdx.x % 2 == 0
+        predicated: true
+        then:
+          - load: s[threadIdx.x]
+          - work: 2
+      - async_copy: 'x[(i + k) % n]'
+        to: s[threadIdx.x]
+      - barrier
+  - store: 'x[(i + acc) % n]'
+)";
+  auto whole_source = load_kernel_description_string(yaml, "parts.yaml", {});
+  KernelLaunch k;
+  REQUIRE(whole_source->next_kernel(k));
+  std::vector<std::vector<std::vector<SeenRecord>>> whole;  // block, warp, records
+  BlockTrace b;
+  b.compact_strided = true;
+  while (whole_source->next_block(b)) {
+    CHECK(!b.rest);  // no part asked for: whole
+    whole.emplace_back(b.warp_count());
+    for (std::size_t w = 0; w < b.warp_count(); ++w) append_seen(b, w, whole.back()[w]);
+  }
+  REQUIRE(whole.size() == 5);
+  REQUIRE(whole[0][0].size() > 200);
+  for (const std::size_t part : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{100000}}) {
+    for (const int threads : {1, 3}) {
+      CAPTURE(part);
+      CAPTURE(threads);
+      auto src = load_kernel_description_string(yaml, "parts.yaml", {});
+      REQUIRE(src->next_kernel(k));
+      std::vector<BlockTrace> blocks(5);
+      for (BlockTrace& t : blocks) {
+        t.compact_strided = true;
+        t.part_records = part;
+      }
+      REQUIRE(src->next_blocks(blocks, threads) == 5);
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const BlockTrace& first = blocks[i];
+        CHECK(static_cast<bool>(first.rest) == (part < whole[i][0].size()));
+        REQUIRE(first.warp_count() == whole[i].size());
+        for (std::size_t w = 0; w < first.warp_count(); ++w) {
+          std::vector<SeenRecord> got;
+          append_seen(first, w, got);
+          // A part: `part` records, or one more where its last access is an async copy's pair.
+          if (got.size() < whole[i][w].size()) CHECK((got.size() == part || got.size() == part + 1));
+          BlockTrace more;
+          more.compact_strided = true;
+          while (first.rest && first.rest->next(w, more)) {
+            const std::size_t before = got.size();
+            append_seen(more, 0, got);
+            if (got.size() < whole[i][w].size())
+              CHECK((got.size() - before == part || got.size() - before == part + 1));
+          }
+          CHECK(more.records.empty());  // the warp's end: an empty part
+          CHECK(got == whole[i][w]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a block in parts raises a bad record's error when its part is made, as the whole block does") {
+  // Warp 1's lanes index past x from k = 300 on (its 301st record; warp 0 stays within): its first part (100 records)
+  // and next two are fine, the fourth fails.
+  const std::string yaml = R"(kernel: late
+launch: {grid: 1, block: 64, registers: 16}
+arrays: {x: {element: 4, length: 1000}}
+body:
+  - for: k
+    to: 400
+    do:
+      - load: x[threadIdx.x % 32 + k + 2000 * (threadIdx.x / 32) * (k / 300)]
+)";
+  const InputError whole = gen_error(yaml);
+  CHECK(std::string(whole.what()).find("thread (32,0,0): x[2300] is outside the array") != std::string::npos);
+  auto src = load_kernel_description_string(yaml, "test.yaml", {});
+  KernelLaunch k;
+  REQUIRE(src->next_kernel(k));
+  BlockTrace b;
+  b.part_records = 100;
+  REQUIRE(src->next_block(b));
+  REQUIRE(b.rest);
+  BlockTrace more;
+  while (b.rest->next(0, more)) {
+  }
+  std::string error;
+  int parts = 0;
+  try {
+    while (b.rest->next(1, more)) ++parts;
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  CHECK(parts == 2);
+  CHECK(error == std::string(whole.what()));
+}

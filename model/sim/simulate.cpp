@@ -50,6 +50,11 @@ constexpr double kBatchRequests = 1 << 19;
 // SMs that stopped go on. Every request is replayed in the order one round would have given (by cycle, then SM), so
 // rounds change no count; each round frees at least the earliest-stopped SM's whole list.
 constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles of a launch: the merge key's 48 bits
+// Blocks are taken in parts where their source gives them so (BlockTrace::part_records: a description's runner): a
+// warp's records kPartRecords at a time, the next part made when the warp has issued the last, on the SM's thread.
+// A batch then holds a wave of blocks' first parts, not the blocks whole (matmul_naive at n=1024, 8 warps a block of
+// 2049 records each: 1.84 GB peak with whole blocks).
+constexpr std::size_t kPartRecords = 256;
 // Issues one SM's blocks of a batch (see warp_scheduler.h); `last`: the launch's, to the end. Returns whether the SM
 // stopped, with more of the batch to issue, once its list held `round_requests` requests (`held` at the start).
 bool run_sm(SmFront& sm, WarpScheduler& scheduler, bool last, std::uint64_t held, std::uint64_t round_requests) {
@@ -345,7 +350,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           }
           if (blocks.size() < start + ahead * wave_blocks) {
             blocks.resize(start + ahead * wave_blocks);
-            for (BlockTrace& b : blocks) b.compact_strided = true;  // SmFront reads lanes through a LaneBuffer
+            for (BlockTrace& b : blocks) {
+              b.compact_strided = true;  // SmFront reads lanes through a LaneBuffer
+              b.part_records = kPartRecords;
+            }
           }
           ready += trace.next_blocks({blocks.data() + ready, start + ahead * wave_blocks - ready}, options.threads);
         }
@@ -372,6 +380,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       // issued its blocks of the batch and every request is replayed.
       std::vector<std::uint8_t> to_run(sm_count, 1);
       std::vector<std::size_t> take(sm_count, 0);  // requests of each SM's list the round replays
+      // An SM's error (a block's next part may be a bad one: a description's index out of its array), the lowest SM's
+      // raised after the round, whatever the threads (none may leave a parallel region).
+      std::vector<std::exception_ptr> failed(sm_count);
       for (bool first_round = true;; first_round = false) {
         clock.start();
 #pragma omp parallel for num_threads(options.threads) schedule(dynamic, 1)
@@ -389,7 +400,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                 schedulers[s].push(&blocks[i]);
           if (to_run[s] != 0) {
             const std::uint64_t before = sm.counters.warp_instructions;
-            to_run[s] = run_sm(sm, schedulers[s], trace_done, lists.issued(s).size(), round_requests) ? 1 : 0;
+            try {
+              to_run[s] = run_sm(sm, schedulers[s], trace_done, lists.issued(s).size(), round_requests) ? 1 : 0;
+            } catch (...) {
+              failed[s] = std::current_exception();
+              to_run[s] = 0;
+            }
             resident[s] = std::max(resident[s], schedulers[s].resident_warps());
             issued[s] += sm.counters.warp_instructions - before;
           }
@@ -397,6 +413,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           take[s] = lists.issued(s).size();
           if (to_run[s] == 0) lists.sort_by_group(s, take[s]);
         }
+        for (const std::exception_ptr& e : failed)
+          if (e) std::rethrow_exception(e);
         // The earliest cycle an SM stopped at: requests before it are all issued (lists go in cycle order).
         std::uint64_t until = ~std::uint64_t{0};
         for (std::size_t s = 0; s < sm_count; ++s)

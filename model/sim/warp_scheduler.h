@@ -120,6 +120,8 @@ class alignas(128) WarpScheduler {
     const std::size_t warps = m_base.size() * m_wpp;
     if (warps > (std::size_t{1} << kSlotBits)) throw std::logic_error("WarpScheduler: more than 4096 warps on one SM");
     m_warps.resize(warps);  // each warp is set up as its block takes the place (refill())
+    for (BlockTrace& b : m_parts)
+      if (!b.records.empty()) b.clear();  // a part left from an earlier launch (held_records())
     // Each slot's place and first thread's offset in it, tabled so that issuing divides by nothing, and remade only
     // when the shape changes: a launch of a few blocks must not touch every warp slot of every SM (on the GPU
     // machine's 16 cores, writing them into the Warps took a fifth of a short launch's time, 500 launches a trace).
@@ -161,6 +163,7 @@ class alignas(128) WarpScheduler {
   [[nodiscard]] std::size_t held_records() const {
     std::size_t n = 0;
     for (const BlockTrace& b : m_held) n += b.records.size();
+    for (const BlockTrace& b : m_parts) n += b.records.size();
     return n;
   }
   // The most warps resident at once during the last run() (those of the blocks in places).
@@ -204,7 +207,7 @@ class alignas(128) WarpScheduler {
       Warp& w = m_warps[slot];
       const std::size_t p = m_slot_place[slot];
       Place& place = m_places[p];
-      const BlockTrace& block = *place.block;
+      const BlockTrace& block = *w.trace;  // the block's, or a part of the warp's records (next_part())
       const WarpRecord& r = block.records[w.next++];
       if (w.next != w.end) hint(block, block.records[w.next]);
       const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + m_slot_thread[slot]);
@@ -215,7 +218,9 @@ class alignas(128) WarpScheduler {
       if ((r.kind == AccessKind::async_copy || r.kind == AccessKind::bulk_copy) && r.space == AddressSpace::global &&
           r.active_mask != 0)
         place.copying = 1;
-      if (w.next == w.end) {  // finished: no longer holds up its block's barriers
+      // Finished (no part left: `r` stays valid, as parts alternate between two buffers): no longer holds up its
+      // block's barriers.
+      if (w.next == w.end && !next_part(w, slot, *place.block)) {
         --m_active;
         if (--place.live == 0) {
           --m_live_places;
@@ -227,14 +232,14 @@ class alignas(128) WarpScheduler {
         w.at_barrier = true;
         ++place.arrived;
       } else {
-        schedule(slot, earliest(w, block, issued_at + 1));
+        schedule(slot, earliest(w, *w.trace, issued_at + 1));
       }
       if (place.arrived != 0 && place.arrived >= place.live) {  // every running warp of the block is at the barrier
         for (std::size_t o = p * m_wpp; o < (p + 1) * m_wpp; ++o)
           if (m_warps[o].at_barrier) {
             m_warps[o].at_barrier = false;
             counters.async_waits += place.copying;
-            schedule(static_cast<std::uint32_t>(o), earliest(m_warps[o], block, issued_at + m_barrier));
+            schedule(static_cast<std::uint32_t>(o), earliest(m_warps[o], *m_warps[o].trace, issued_at + m_barrier));
           }
         place.arrived = 0;
         place.copying = 0;
@@ -257,6 +262,8 @@ class alignas(128) WarpScheduler {
       } else if (b != &m_held[p]) {
         std::swap(m_held[p], *b);
         m_places[p].block = &m_held[p];
+        for (std::size_t i = p * m_wpp; i < (p + 1) * m_wpp; ++i)
+          if (m_warps[i].trace == b) m_warps[i].trace = &m_held[p];
       }
     }
     m_queue.erase(m_queue.begin(), m_queue.begin() + static_cast<std::ptrdiff_t>(m_queue_at));
@@ -266,6 +273,7 @@ class alignas(128) WarpScheduler {
 
  private:
   struct Warp {
+    const BlockTrace* trace = nullptr;  // whose records [next, end) the warp issues: its block's or a part's
     std::size_t next = 0, end = 0;
     std::uint64_t pending = 0;  // cycle the loads of the current run are all back
     bool at_barrier = false;
@@ -334,6 +342,7 @@ class alignas(128) WarpScheduler {
       place = {b, 0, 0, 0};
       for (std::size_t i = 0; i < m_wpp; ++i) {
         Warp& w = m_warps[p * m_wpp + i];
+        w.trace = b;
         w.next = w.end = w.pending = 0;
         w.at_barrier = false;
         w.runs.clear();
@@ -341,7 +350,7 @@ class alignas(128) WarpScheduler {
           w.next = b->warp_begin[i];
           w.end = b->warp_begin[i + 1];
         }
-        if (w.next == w.end) continue;
+        if (w.next == w.end && (i >= b->warp_count() || !next_part(w, p * m_wpp + i, *b))) continue;
         ++place.live;
         ++m_active;
         schedule(static_cast<std::uint32_t>(p * m_wpp + i), earliest(w, *b, m_now));
@@ -354,28 +363,51 @@ class alignas(128) WarpScheduler {
     }
     return false;
   }
+  // Warp `w` (at `slot`) of `block` has issued its records: its next part, if the block came in parts (BlockRest), into
+  // the slot's part buffer it is not reading (`r` of the record just issued stays valid); false if it has none left.
+  bool next_part(Warp& w, std::size_t slot, const BlockTrace& block) {
+    if (!block.rest) return false;
+    if (m_parts.size() < 2 * m_warps.size()) {  // made the first time a block in parts comes
+      m_parts.resize(2 * m_warps.size());
+      for (BlockTrace& b : m_parts) b.compact_strided = true;  // SmFront reads lanes through a LaneBuffer
+    }
+    BlockTrace& part = m_parts[2 * slot + (w.trace == &m_parts[2 * slot] ? 1 : 0)];
+    if (!block.rest->next(m_slot_thread[slot] / kWarpSize, part)) return false;
+    w.trace = &part;
+    w.next = part.warp_begin[0];
+    w.end = part.warp_begin[1];
+    return w.next != w.end;
+  }
   // Place p's block runs on into the next batch: m_held[p] becomes the records its warps have left to issue (with
-  // their pool entries), in storage of their own. Holding the whole block, as until stop 40, kept the records issued
-  // too. matmul_naive at n=1024 (4 waves of blocks of 8 warps x 2049 records; oldest first leaves the later places'
-  // blocks 45-70% to go when an SM's first block ends): 2.08 -> 1.84 GB peak, a wave of blocks being 0.9 GB.
+  // their pool entries), in storage of their own (a warp issuing a part of its records goes on with it: the part is
+  // the scheduler's), and the rest of a block in parts. Holding the whole block, as until stop 40, kept the records
+  // issued too. matmul_naive at n=1024 (4 waves of blocks of 8 warps x 2049 records; oldest first leaves the later
+  // places' blocks 45-70% to go when an SM's first block ends): 2.08 -> 1.84 GB peak, a wave of blocks being 0.9 GB.
   void keep_rest(std::size_t p) {
     const BlockTrace& from = *m_places[p].block;
     const std::size_t warps = from.warp_count();
     std::size_t records = 0, entries = 0;
     for (std::size_t i = 0; i < warps; ++i) {
       const Warp& w = m_warps[p * m_wpp + i];
+      if (w.trace != &from) continue;
       records += w.end - w.next;
       for (std::size_t k = w.next; k < w.end; ++k) entries += BlockTrace::pool_entries(from.records[k]);
     }
     BlockTrace rest;
     rest.index = from.index;
     rest.compact_strided = from.compact_strided;
+    rest.part_records = from.part_records;
+    rest.rest = from.rest;
     rest.records.reserve(records);
     rest.addresses.reserve(entries);
     rest.warp_begin.reserve(warps + 1);
     rest.warp_begin.push_back(0);
     for (std::size_t i = 0; i < warps; ++i) {
       Warp& w = m_warps[p * m_wpp + i];
+      if (w.trace != &from) {
+        rest.warp_begin.push_back(static_cast<std::uint32_t>(rest.records.size()));
+        continue;
+      }
       const std::size_t next = rest.records.size();
       for (std::size_t k = w.next; k < w.end; ++k) {
         WarpRecord r = from.records[k];
@@ -389,6 +421,7 @@ class alignas(128) WarpScheduler {
       rest.warp_begin.push_back(static_cast<std::uint32_t>(rest.records.size()));
       w.next = next;
       w.end = rest.records.size();
+      w.trace = &m_held[p];
     }
     m_held[p] = std::move(rest);  // `from` may be m_held[p]: read whole above
     m_places[p].block = &m_held[p];
@@ -406,6 +439,7 @@ class alignas(128) WarpScheduler {
   std::size_t m_subs = 1;  // sub-partitions: warp slot s is on sub-partition s mod m_subs
   LineVector<Place> m_places;
   std::vector<BlockTrace> m_held;           // traces of blocks running on from an earlier batch, a place each
+  std::vector<BlockTrace> m_parts;          // of a block in parts: two a warp slot, in turn, for the warp's records
   LineVector<Warp> m_warps;                 // place p's warps at slots p * m_wpp ...
   LineVector<std::uint16_t> m_slot_place;   // per slot: slot / m_wpp
   LineVector<std::uint32_t> m_slot_thread;  // per slot: slot % m_wpp x 32

@@ -13,6 +13,7 @@ struct Stmt {
   Type type = Type::let;
   SourceLocation where;
   std::uint32_t pc = 0;
+  int id = -1;  // the statement's number in its description, depth first (the runner numbers them)
   // let: (slot, value) in order
   std::vector<std::pair<int, Expression>> lets;
   // branch: cond ? body : else_body; loop: for var = from; var < to (or > for negative step); var += step

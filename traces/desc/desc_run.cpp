@@ -1,11 +1,15 @@
 // Runs a kernel description warp by warp, SIMT style: an if splits the active mask, a loop runs while any lane is
 // still in range, and every access statement emits one warp record with the addresses the CUDA kernel would compute.
+// A warp's walk through the statements is an explicit stack of frames, so that it can stop after a number of records
+// and go on later: a consumer that takes blocks in parts (BlockTrace::part_records, the simulator) gets each warp's
+// first records, and the rest part by part as it issues them, instead of a wave of long blocks whole.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "desc_model.h"
@@ -14,13 +18,58 @@ namespace memhier {
 namespace desc {
 namespace {
 
+using Lanes64 = std::array<std::int64_t, kWarpSize>;
+
+// Where a warp is in the description: what a recursive walk of its statements would hold on its call stack.
+struct Frame {
+  enum class Kind : std::uint8_t { body, loop, lane_loop };
+  Kind kind = Kind::body;
+  bool else_body = false;        // body: its owner's else branch
+  int owner = -1;                // body: the statement (Stmt::id) whose body it is, -1 the kernel's; a loop: the loop
+  std::uint32_t mask = 0;        // body: its lanes on; a loop: its lanes running (a lane loop's: of its last iteration)
+  std::uint32_t issuing = 0;     // body: inside a predicated if, the lanes that reached it (Runner::exec())
+  std::uint32_t outer_copy = 0;  // a loop: the unrolled copy of the loops around it
+  std::uint64_t next = 0;        // body: its next statement; a loop: the iteration about to start
+  std::int64_t at = 0, end = 0, by = 0;  // loop (every lane the same): the counter, its bound and step
+};
+
+// A warp stopped between two parts of its records.
+struct WarpState {
+  std::vector<Frame> stack;
+  std::vector<std::array<Lanes64, 3>> lane_loops;  // of the lane loops on the stack, innermost last: value, to, step
+  std::vector<LaneValues> variables;               // the scope's slots from Description::fixed_slots on
+  std::uint32_t copy = 0;
+  std::uint64_t pending_work = 0;
+};
+
+class RunnerPool;
+
+// The warps with records left of a block handed out in parts, each taking its next part on a runner of the pool's.
+class DescRest final : public BlockRest {
+ public:
+  DescRest(std::shared_ptr<RunnerPool> pool, Dim3 index, std::size_t part, std::size_t warps)
+      : m_pool(std::move(pool)), m_index(index), m_part(part), m_warps(warps) {}
+  bool next(std::size_t w, BlockTrace& out) override;
+  std::optional<WarpState>& warp(std::size_t w) { return m_warps[w]; }
+
+ private:
+  std::shared_ptr<RunnerPool> m_pool;
+  Dim3 m_index;
+  std::size_t m_part;
+  std::vector<std::optional<WarpState>> m_warps;  // none: done
+};
+
 class Runner final : public DescriptionSource {
  public:
-  Runner(std::string yaml, std::string label, std::vector<ParamOverride> overrides)
+  // `pool`: where the blocks it hands out in parts take their later parts; none for a runner that only makes those.
+  Runner(std::string yaml, std::string label, std::vector<ParamOverride> overrides, std::shared_ptr<RunnerPool> pool)
       : m_yaml(std::move(yaml)),
         m_label(std::move(label)),
         m_overrides(std::move(overrides)),
-        m_d(parse_description(m_yaml, m_label, m_overrides)) {}
+        m_d(parse_description(m_yaml, m_label, m_overrides)),
+        m_pool(std::move(pool)) {
+    number(m_d->body);
+  }
   [[nodiscard]] const DescriptionInfo& info() const override { return m_d->info; }
   [[nodiscard]] const KernelLaunch& launch() const override { return m_d->launch; }
 
@@ -52,8 +101,8 @@ class Runner final : public DescriptionSource {
       for (std::size_t i = 0; i < n; ++i) generate(m_next_block++, out[i]);
       return n;
     }
-    while (m_copies.size() + 1 < workers)
-      m_copies.push_back(std::make_unique<Runner>(m_yaml, m_label, m_overrides));  // parsed here, on one thread
+    while (m_copies.size() + 1 < workers)  // parsed here, on one thread
+      m_copies.push_back(std::make_unique<Runner>(m_yaml, m_label, m_overrides, m_pool));
     std::vector<std::size_t> failed(workers, n);  // per worker: the block that failed (n: none)
     std::vector<std::exception_ptr> errors(workers);
     const std::uint64_t first = m_next_block;
@@ -80,27 +129,83 @@ class Runner final : public DescriptionSource {
     return n;
   }
 
+  // Warp `w` of block `index`, stopped at `st`: its next records into `out` (emptied, one warp opened), `part` or a
+  // few more. Returns whether the warp is done (`st` then means nothing).
+  bool resume_part(Dim3 index, std::size_t w, WarpState& st, BlockTrace& out, std::size_t part) {
+    out.clear();
+    out.begin_warp();
+    out.index = index;
+    m_block = &out;
+    set_block(index);
+    if (m_warps.empty()) warp_threads();
+    Scope& scope = m_d->scope;
+    for (std::size_t d = 0; d < 3; ++d) scope.lanes(m_d->thread_slot[d]) = m_warps[w].thread[d];
+    for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot)
+      scope.lanes(slot) = st.variables[static_cast<std::size_t>(slot - m_d->fixed_slots)];
+    m_copy = st.copy;
+    m_pending_work = st.pending_work;
+    if (resume(st, part)) return true;
+    save(st);
+    return false;
+  }
+
  private:
-  // Fills `block` with block number `b` of the launch (blockIdx linearised, x fastest).
+  // Numbers the statements of `body` and those inside them, depth first (Stmt::id): a warp's frames name them so, and
+  // go on in any runner of the description.
+  void number(std::vector<Stmt>& body) {
+    for (Stmt& s : body) {
+      s.id = static_cast<int>(m_stmts.size());
+      m_stmts.push_back(&s);
+      number(s.body);
+      number(s.else_body);
+    }
+  }
+  void set_block(Dim3 index) {
+    Scope& scope = m_d->scope;
+    scope.set_uniform(m_d->block_slot[0], index.x);
+    scope.set_uniform(m_d->block_slot[1], index.y);
+    scope.set_uniform(m_d->block_slot[2], index.z);
+  }
+
+  // Fills `block` with block number `b` of the launch (blockIdx linearised, x fastest): each warp's records whole, or
+  // where the block asks for parts (part_records), about that many, the warps that have more going on in its rest.
   void generate(std::uint64_t b, BlockTrace& block) {
     const KernelLaunch& k = m_d->launch;
     block.clear();
     block.index = {static_cast<std::uint32_t>(b % k.grid.x), static_cast<std::uint32_t>(b / k.grid.x % k.grid.y),
                    static_cast<std::uint32_t>(b / (std::uint64_t{k.grid.x} * k.grid.y))};
     m_block = &block;
-    Scope& scope = m_d->scope;
-    scope.set_uniform(m_d->block_slot[0], block.index.x);
-    scope.set_uniform(m_d->block_slot[1], block.index.y);
-    scope.set_uniform(m_d->block_slot[2], block.index.z);
+    set_block(block.index);
     if (m_warps.empty()) warp_threads();
-    for (const Warp& warp : m_warps) {
+    Scope& scope = m_d->scope;
+    const std::size_t part = m_pool ? block.part_records : 0;
+    std::shared_ptr<DescRest> rest;
+    for (std::size_t w = 0; w < m_warps.size(); ++w) {
       block.begin_warp();
       for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot) scope.set_uniform(slot, 0);
-      for (std::size_t d = 0; d < 3; ++d) scope.lanes(m_d->thread_slot[d]) = warp.thread[d];
+      for (std::size_t d = 0; d < 3; ++d) scope.lanes(m_d->thread_slot[d]) = m_warps[w].thread[d];
       m_pending_work = 0;
       m_copy = 0;
-      run(m_d->body, warp.mask);
+      m_state.stack.assign(1, Frame{});
+      m_state.stack.back().mask = m_warps[w].mask;
+      m_state.lane_loops.clear();
+      if (resume(m_state, part)) continue;
+      save(m_state);
+      if (!rest) rest = std::make_shared<DescRest>(m_pool, block.index, part, m_warps.size());
+      rest->warp(w) = std::move(m_state);
+      m_state = {};
     }
+    block.rest = std::move(rest);
+  }
+
+  // What a stopped warp keeps of the runner's state.
+  void save(WarpState& st) const {
+    Scope& scope = m_d->scope;
+    st.variables.resize(static_cast<std::size_t>(scope.size() - m_d->fixed_slots));
+    for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot)
+      st.variables[static_cast<std::size_t>(slot - m_d->fixed_slots)] = scope.lanes(slot);
+    st.copy = m_copy;
+    st.pending_work = m_pending_work;
   }
 
   // The warps of a block: lane l of warp w is thread w * 32 + l, x fastest; lanes past the block's threads are off.
@@ -143,8 +248,6 @@ class Runner final : public DescriptionSource {
       fail(e, err);
     }
   }
-
-  using Lanes64 = std::array<std::int64_t, kWarpSize>;
 
   // Values of `e` in the lanes of `mask`. When every variable it reads is the same in those lanes (loop counters,
   // parameters, block indices) it is evaluated once: the common case in loops, and 32x cheaper.
@@ -215,68 +318,109 @@ class Runner final : public DescriptionSource {
     }
   }
 
-  // `issuing` is non-zero inside a predicated (if-converted) if: the lanes of the warp that reached it. There every
-  // statement issues even when no lane of `mask` is on, as nvcc's predicated instructions do.
-  void run(const std::vector<Stmt>& body, std::uint32_t mask, std::uint32_t issuing = 0) {
-    for (const Stmt& s : body) {
-      if (mask == 0 && issuing == 0) return;
-      switch (s.type) {
-        case Stmt::Type::let:
-          if (mask == 0) break;
-          for (const auto& [slot, e] : s.lets) {
-            Lanes64 v;
-            eval_lanes(e, mask, v);
-            LaneValues& dst = m_d->scope.lanes(slot);
-            for_lanes(mask, [&](int lane) {
-              dst[static_cast<std::size_t>(lane)] = static_cast<double>(v[static_cast<std::size_t>(lane)]);
-            });
+  // Runs the warp at `st` until it has added `limit` records to m_block or a few more (an access adds up to two; 0: no
+  // limit), or its statements end. Returns whether they ended.
+  bool resume(WarpState& st, std::size_t limit) {
+    const std::size_t start = m_block->records.size();
+    while (!st.stack.empty()) {
+      if (limit != 0 && m_block->records.size() - start >= limit) return false;
+      Frame& f = st.stack.back();
+      switch (f.kind) {
+        case Frame::Kind::body: {
+          const std::vector<Stmt>& body = body_of(f);
+          if (f.next == body.size() || (f.mask == 0 && f.issuing == 0)) {
+            st.stack.pop_back();
+            break;
           }
-          break;
-        case Stmt::Type::branch: {
-          std::uint32_t taken = 0;
-          if (mask != 0) {
-            Lanes64 v;
-            eval_lanes(*s.cond, mask, v);
-            for_lanes(mask, [&](int lane) {
-              taken |= static_cast<std::uint32_t>(v[static_cast<std::size_t>(lane)] != 0)
-                       << static_cast<unsigned>(lane);
-            });
-          }
-          const std::uint32_t issue = s.predicated ? (issuing != 0 ? issuing : mask) : 0;
-          run(s.body, taken, issue);
-          run(s.else_body, mask & ~taken, issue);
+          const Stmt& s = body[f.next++];
+          exec(st, s, f.mask, f.issuing);  // by value: exec() may push frames, moving f
           break;
         }
-        case Stmt::Type::loop:
-          run_loop(s, mask);
+        case Frame::Kind::loop:
+          step_loop(st);
           break;
-        case Stmt::Type::access:
-          emit_access(s, mask);
+        case Frame::Kind::lane_loop:
+          step_lane_loop(st);
           break;
-        case Stmt::Type::barrier: {
-          WarpRecord r;
-          r.record = RecordKind::barrier;
-          r.pc = pc(s);
-          r.active_mask = mask;
-          r.work = take_work();
-          m_block->add(r, {});
-          break;
-        }
-        case Stmt::Type::work: {
-          std::int64_t most = 0;  // a warp issues an instruction once for all its active lanes
-          const std::uint32_t lanes = mask != 0 ? mask : issuing;  // predicated off: issued all the same
+      }
+    }
+    return true;
+  }
+
+  [[nodiscard]] const std::vector<Stmt>& body_of(const Frame& f) const {
+    if (f.owner < 0) return m_d->body;
+    const Stmt& s = *m_stmts[static_cast<std::size_t>(f.owner)];
+    return f.else_body ? s.else_body : s.body;
+  }
+  static Frame body_frame(int owner, bool else_body, std::uint32_t mask, std::uint32_t issuing) {
+    Frame f;
+    f.owner = owner;
+    f.else_body = else_body;
+    f.mask = mask;
+    f.issuing = issuing;
+    return f;
+  }
+
+  // One statement for the lanes of `mask`. `issuing` is non-zero inside a predicated (if-converted) if: the lanes of
+  // the warp that reached it. There every statement issues even when no lane of `mask` is on, as nvcc's predicated
+  // instructions do.
+  void exec(WarpState& st, const Stmt& s, std::uint32_t mask, std::uint32_t issuing) {
+    switch (s.type) {
+      case Stmt::Type::let:
+        if (mask == 0) break;
+        for (const auto& [slot, e] : s.lets) {
           Lanes64 v;
-          eval_lanes(*s.bytes, lanes, v);
-          for_lanes(lanes, [&](int lane) { most = std::max(most, v[static_cast<std::size_t>(lane)]); });
-          if (most < 0) fail_at(s.where, "work", std::countr_zero(lanes), "negative work");
-          m_pending_work += static_cast<std::uint64_t>(most);
-          break;
+          eval_lanes(e, mask, v);
+          LaneValues& dst = m_d->scope.lanes(slot);
+          for_lanes(mask, [&](int lane) {
+            dst[static_cast<std::size_t>(lane)] = static_cast<double>(v[static_cast<std::size_t>(lane)]);
+          });
         }
+        break;
+      case Stmt::Type::branch: {
+        std::uint32_t taken = 0;
+        if (mask != 0) {
+          Lanes64 v;
+          eval_lanes(*s.cond, mask, v);
+          for_lanes(mask, [&](int lane) {
+            taken |= static_cast<std::uint32_t>(v[static_cast<std::size_t>(lane)] != 0) << static_cast<unsigned>(lane);
+          });
+        }
+        const std::uint32_t issue = s.predicated ? (issuing != 0 ? issuing : mask) : 0;
+        st.stack.push_back(body_frame(s.id, true, mask & ~taken, issue));  // runs second
+        st.stack.push_back(body_frame(s.id, false, taken, issue));
+        break;
+      }
+      case Stmt::Type::loop:  // never inside a predicated if (the parser's check): `mask` has a lane on
+        start_loop(st, s, mask);
+        break;
+      case Stmt::Type::access:
+        emit_access(s, mask);
+        break;
+      case Stmt::Type::barrier: {
+        WarpRecord r;
+        r.record = RecordKind::barrier;
+        r.pc = pc(s);
+        r.active_mask = mask;
+        r.work = take_work();
+        m_block->add(r, {});
+        break;
+      }
+      case Stmt::Type::work: {
+        std::int64_t most = 0;  // a warp issues an instruction once for all its active lanes
+        const std::uint32_t lanes = mask != 0 ? mask : issuing;  // predicated off: issued all the same
+        Lanes64 v;
+        eval_lanes(*s.bytes, lanes, v);
+        for_lanes(lanes, [&](int lane) { most = std::max(most, v[static_cast<std::size_t>(lane)]); });
+        if (most < 0) fail_at(s.where, "work", std::countr_zero(lanes), "negative work");
+        m_pending_work += static_cast<std::uint64_t>(most);
+        break;
       }
     }
   }
 
-  void run_loop(const Stmt& s, std::uint32_t mask) {
+  // A loop's frame: one counter when every lane runs the same iterations (the usual counted loop), else each lane's.
+  void start_loop(WarpState& st, const Stmt& s, std::uint32_t mask) {
     Lanes64 value{}, to{}, step{};
     eval_lanes(*s.from, mask, value);
     eval_lanes(*s.to, mask, to);
@@ -284,37 +428,73 @@ class Runner final : public DescriptionSource {
     for_lanes(mask, [&](int lane) {
       if (step[static_cast<std::size_t>(lane)] == 0) fail_at(s.where, "step", lane, "loop step is 0");
     });
-    LaneValues& var = m_d->scope.lanes(s.var);
-    const std::uint32_t outer_copy = m_copy;
+    Frame f;
+    f.owner = s.id;
+    f.mask = mask;
+    f.outer_copy = m_copy;
     if (same_in(value, mask) && same_in(to, mask) && same_in(step, mask)) {
-      // Every lane runs the same iterations (the usual counted loop): one counter for all of them.
       const auto first = static_cast<std::size_t>(std::countr_zero(mask));
-      const std::int64_t end = to[first], by = step[first];
-      for (std::int64_t i = 0, at = value[first];; ++i, at += by) {
-        m_copy = outer_copy * s.unroll + static_cast<std::uint32_t>(i % s.unroll);
-        for_lanes(mask, [&](int lane) { var[static_cast<std::size_t>(lane)] = static_cast<double>(at); });
-        if (by > 0 ? at >= end : at <= end) break;
-        run(s.body, mask);
-      }
-      m_copy = outer_copy;
+      f.kind = Frame::Kind::loop;
+      f.at = value[first];
+      f.end = to[first];
+      f.by = step[first];
+    } else {
+      f.kind = Frame::Kind::lane_loop;
+      st.lane_loops.push_back({value, to, step});
+    }
+    st.stack.push_back(f);
+  }
+
+  // An unrolled loop's body exists `unroll` times in the binary: iteration i runs copy i % unroll of it, at its own
+  // pcs (pc()).
+  void set_copy(const Frame& f, const Stmt& s) {
+    m_copy = f.outer_copy * s.unroll + static_cast<std::uint32_t>(f.next % s.unroll);
+  }
+
+  // The next iteration of the counted loop on top of the stack, or its end.
+  void step_loop(WarpState& st) {
+    Frame& f = st.stack.back();
+    const Stmt& s = *m_stmts[static_cast<std::size_t>(f.owner)];
+    set_copy(f, s);
+    LaneValues& var = m_d->scope.lanes(s.var);
+    const auto at = static_cast<double>(f.at);
+    for_lanes(f.mask, [&](int lane) { var[static_cast<std::size_t>(lane)] = at; });
+    if (f.by > 0 ? f.at >= f.end : f.at <= f.end) {
+      m_copy = f.outer_copy;
+      st.stack.pop_back();
       return;
     }
-    for (std::uint32_t i = 0;; ++i) {
-      // An unrolled loop's body exists `unroll` times in the binary: copy i % unroll of it runs, at its own pcs.
-      m_copy = outer_copy * s.unroll + i % s.unroll;
-      std::uint32_t active = 0;
-      for_lanes(mask, [&](int lane) {
-        const auto l = static_cast<std::size_t>(lane);
-        if (step[l] > 0 ? value[l] < to[l] : value[l] > to[l]) active |= 1U << static_cast<unsigned>(lane);
-        var[l] = static_cast<double>(value[l]);
-      });
-      if (active == 0) break;
-      run(s.body, active);
-      for_lanes(active,
+    ++f.next;
+    f.at += f.by;
+    const std::uint32_t mask = f.mask;
+    st.stack.push_back(body_frame(s.id, false, mask, 0));
+  }
+
+  // The next iteration of the lane loop on top of the stack (the lanes still in range), or its end.
+  void step_lane_loop(WarpState& st) {
+    Frame& f = st.stack.back();
+    const Stmt& s = *m_stmts[static_cast<std::size_t>(f.owner)];
+    auto& [value, to, step] = st.lane_loops.back();
+    if (f.next != 0)  // the lanes of the iteration just run step on
+      for_lanes(f.mask,
                 [&](int lane) { value[static_cast<std::size_t>(lane)] += step[static_cast<std::size_t>(lane)]; });
-      mask = active;
+    set_copy(f, s);
+    LaneValues& var = m_d->scope.lanes(s.var);
+    std::uint32_t active = 0;
+    for_lanes(f.mask, [&](int lane) {
+      const auto l = static_cast<std::size_t>(lane);
+      if (step[l] > 0 ? value[l] < to[l] : value[l] > to[l]) active |= 1U << static_cast<unsigned>(lane);
+      var[l] = static_cast<double>(value[l]);
+    });
+    if (active == 0) {
+      m_copy = f.outer_copy;
+      st.lane_loops.pop_back();
+      st.stack.pop_back();
+      return;
     }
-    m_copy = outer_copy;
+    f.mask = active;
+    ++f.next;
+    st.stack.push_back(body_frame(s.id, false, active, 0));
   }
 
   // Statement pcs are below 2^20 (kPcStep apart); unrolled copies sit above.
@@ -446,6 +626,9 @@ class Runner final : public DescriptionSource {
   std::string m_yaml, m_label;  // what m_d was parsed from, for the copies next_blocks() makes
   std::vector<ParamOverride> m_overrides;
   std::unique_ptr<Description> m_d;
+  std::shared_ptr<RunnerPool> m_pool;
+  std::vector<const Stmt*> m_stmts;  // by Stmt::id
+  WarpState m_state;                 // of the warp being generated
   std::vector<std::unique_ptr<Runner>> m_copies;
   std::uint32_t m_launches_done = 0;
   std::uint64_t m_next_block = 0;
@@ -455,6 +638,51 @@ class Runner final : public DescriptionSource {
   std::vector<Warp> m_warps;  // warp_threads()'s
   std::uint32_t m_copy = 0;   // which unrolled copy of the enclosing loops runs (mixed radix over their unroll counts)
 };
+
+// Runners of one description for the later parts of its blocks, one a thread at a time, made as threads ask for them.
+class RunnerPool {
+ public:
+  RunnerPool(std::string yaml, std::string label, std::vector<ParamOverride> overrides)
+      : m_yaml(std::move(yaml)), m_label(std::move(label)), m_overrides(std::move(overrides)) {}
+  std::unique_ptr<Runner> take() {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      if (!m_idle.empty()) {
+        std::unique_ptr<Runner> r = std::move(m_idle.back());
+        m_idle.pop_back();
+        return r;
+      }
+    }
+    return std::make_unique<Runner>(m_yaml, m_label, m_overrides, nullptr);  // parsed outside the lock
+  }
+  void give(std::unique_ptr<Runner> r) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_idle.push_back(std::move(r));
+  }
+
+ private:
+  std::string m_yaml, m_label;
+  std::vector<ParamOverride> m_overrides;
+  std::mutex m_mutex;
+  std::vector<std::unique_ptr<Runner>> m_idle;
+};
+
+bool DescRest::next(std::size_t w, BlockTrace& out) {
+  out.clear();
+  out.begin_warp();
+  if (w >= m_warps.size() || !m_warps[w]) return false;
+  std::unique_ptr<Runner> runner = m_pool->take();
+  bool done = false;
+  try {
+    done = runner->resume_part(m_index, w, *m_warps[w], out, m_part);
+  } catch (...) {
+    m_pool->give(std::move(runner));
+    throw;
+  }
+  m_pool->give(std::move(runner));
+  if (done) m_warps[w].reset();
+  return !out.records.empty();
+}
 
 }  // namespace
 }  // namespace desc
@@ -468,7 +696,8 @@ ParamOverride parse_param_override(const std::string& text) {
 
 std::unique_ptr<DescriptionSource> load_kernel_description_string(const std::string& yaml, const std::string& label,
                                                                   const std::vector<ParamOverride>& overrides) {
-  return std::make_unique<desc::Runner>(yaml, label, overrides);
+  return std::make_unique<desc::Runner>(yaml, label, overrides,
+                                        std::make_shared<desc::RunnerPool>(yaml, label, overrides));
 }
 
 std::unique_ptr<DescriptionSource> load_kernel_description(const std::filesystem::path& path,

@@ -168,6 +168,22 @@ inline void fill_strided(std::span<std::uint64_t> out, std::uint64_t first, std:
   for (; i < out.size(); ++i) out[i] = first + i * stride;
 }
 
+struct BlockTrace;
+
+// The records a block handed out in parts has left (BlockTrace::part_records), given warp by warp, a part at a time.
+class BlockRest {
+ public:
+  virtual ~BlockRest() = default;
+  BlockRest() = default;
+  BlockRest(const BlockRest&) = delete;
+  BlockRest& operator=(const BlockRest&) = delete;
+  // Fills `out` (emptied, one warp opened; its compact_strided kept) with warp `w`'s next records, part_records or a
+  // few more; false, with `out` empty, once the warp has none left. Warps are independent: any thread may take any
+  // warp's next part while other threads take other warps' (of this block or another), one at a time a warp. Throws
+  // what the source throws for a bad record (InputError for a description's).
+  virtual bool next(std::size_t w, BlockTrace& out) = 0;
+};
+
 // One thread block: its warps' records, warp by warp. Reused between blocks so decoding allocates nothing in steady
 // state.
 struct BlockTrace {
@@ -181,12 +197,18 @@ struct BlockTrace {
   // streaming trace's blocks then take an eighth of the memory, which the decoder would write and the simulator
   // read back from beyond the host's caches (a batch of blocks holds millions of lanes). clear() keeps it.
   bool compact_strided = false;
+  // Set by a consumer that takes a block's records in parts (the simulator): a source may then give each warp its
+  // first part_records records or a few more, and `rest` the others a part at a time (BlockRest), so that a wave of
+  // long blocks is not held whole (a description's runner does; 0: whole blocks). clear() keeps it.
+  std::size_t part_records = 0;
+  std::shared_ptr<BlockRest> rest;  // none: every warp's records are here
 
   void clear() {
     records.clear();
     warp_begin.assign(1, 0);
     addresses.clear();
     lanes = 0;
+    rest.reset();
   }
   [[nodiscard]] std::size_t warp_count() const { return warp_begin.empty() ? 0 : warp_begin.size() - 1; }
   [[nodiscard]] std::span<const WarpRecord> warp(std::size_t w) const {
