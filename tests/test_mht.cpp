@@ -550,3 +550,99 @@ TEST_CASE("numbers of every length from 1 to 10 bytes decode exactly, in a chunk
     }
   }
 }
+
+TEST_CASE("a block read in parts: its warps' first records, then the rest part by part, are the whole block's") {
+  // Warps of 300 to 700 records: strided loads whose first address the predictor carries from record to record and
+  // from warp to warp, gathers, a barrier; written in chunks of 4 KiB and of 64 KiB (several blocks a chunk).
+  const std::string yaml = R"(kernel: long
+params: {n: 1 << 16}
+launch: {grid: 12, block: 96, registers: 32}
+arrays: {x: {element: 4, length: n}, y: {element: 8, length: n}}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - for: k
+    to: 150 + 50 * (blockIdx.x % 5)
+    do:
+      - load: x[(i + 96 * k) % n]
+      - load: 'y[urand(3, i, k, n)]'
+  - barrier
+  - store: x[i]
+)";
+  auto seen = [](const BlockTrace& b, std::size_t w,
+                 std::vector<std::pair<WarpRecord, std::vector<std::uint64_t>>>& out) {
+    for (const WarpRecord& r : b.warp(w)) {
+      LaneBuffer buffer;
+      const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
+      out.emplace_back(r, std::vector<std::uint64_t>(a.begin(), a.end()));
+    }
+  };
+  auto same = [](const std::vector<std::pair<WarpRecord, std::vector<std::uint64_t>>>& a,
+                 const std::vector<std::pair<WarpRecord, std::vector<std::uint64_t>>>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const WarpRecord &x = a[i].first, &y = b[i].first;
+      if (x.pc != y.pc || x.active_mask != y.active_mask || x.kind != y.kind || x.record != y.record ||
+          x.layout != y.layout || a[i].second != b[i].second)
+        return false;
+    }
+    return true;
+  };
+  for (const std::size_t chunk : {std::size_t{4} << 10U, std::size_t{64} << 10U}) {
+    const fs::path p = temp("long.mht");
+    {
+      auto src = load_kernel_description_string(yaml, "long.yaml");
+      MhtWriterOptions o;
+      o.chunk_bytes = chunk;
+      REQUIRE(write_mht(*src, p, o) == 1);
+    }
+    std::vector<std::vector<std::vector<std::pair<WarpRecord, std::vector<std::uint64_t>>>>> whole;
+    {
+      MhtReader r(p);
+      KernelLaunch k;
+      REQUIRE(r.next_kernel(k));
+      BlockTrace b;
+      b.compact_strided = true;
+      while (r.next_block(b)) {
+        CHECK(!b.rest);
+        whole.emplace_back(b.warp_count());
+        for (std::size_t w = 0; w < b.warp_count(); ++w) seen(b, w, whole.back()[w]);
+      }
+    }
+    REQUIRE(whole.size() == 12);
+    for (const std::size_t part : {std::size_t{5}, std::size_t{128}}) {
+      for (const int threads : {1, 3}) {
+        CAPTURE(chunk);
+        CAPTURE(part);
+        CAPTURE(threads);
+        std::vector<BlockTrace> blocks(12);
+        {
+          MhtReader r(p);
+          KernelLaunch k;
+          REQUIRE(r.next_kernel(k));
+          for (BlockTrace& b : blocks) {
+            b.compact_strided = true;
+            b.part_records = part;
+          }
+          for (std::size_t at = 0; at < blocks.size(); at += 5)  // several requests: chunks read after others
+            REQUIRE(r.next_blocks({blocks.data() + at, std::min<std::size_t>(5, blocks.size() - at)}, threads) ==
+                    std::min<std::size_t>(5, blocks.size() - at));
+        }  // the reader gone: the parts decode from the chunks their blocks keep
+        for (std::size_t i = 0; i < blocks.size(); ++i) {
+          REQUIRE(blocks[i].rest);
+          for (std::size_t w = 0; w < blocks[i].warp_count(); ++w) {
+            std::vector<std::pair<WarpRecord, std::vector<std::uint64_t>>> got;
+            seen(blocks[i], w, got);
+            CHECK(got.size() == part);
+            BlockTrace more;
+            more.compact_strided = true;
+            while (blocks[i].rest->next(w, more)) {
+              CHECK(more.records.size() <= part);
+              seen(more, 0, got);
+            }
+            CHECK(same(got, whole[i][w]));
+          }
+        }
+      }
+    }
+  }
+}

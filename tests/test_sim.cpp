@@ -1438,6 +1438,34 @@ TEST_CASE("a description's long blocks simulated in parts count what they count 
   }
 }
 
+TEST_CASE("a .mht trace's long blocks simulated in parts count what they count whole, on any number of threads") {
+  // matmul_naive at n=256 written to a .mht file: 8 warps a block of 513 records, read 256 a warp at a time.
+  const auto path = std::filesystem::temp_directory_path() / "memhier_test_parts_matmul.mht";
+  {
+    auto src = load_kernel_description(
+        std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "matmul_naive.yaml", {{"n", "256"}});
+    REQUIRE(write_mht(*src, path) == 1);
+  }
+  MhtReader whole_reader(path);
+  WholeBlocks whole_blocks(whole_reader);
+  const std::vector<KernelSim> whole = simulate(h100(), whole_blocks, {});
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0].counters.global_ld_requests == 256 * 8 * 2 * 256);
+  for (const int threads : {1, 3}) {
+    CAPTURE(threads);
+    MhtReader reader(path);
+    SimOptions opt;
+    opt.threads = threads;
+    const std::vector<KernelSim> parts = simulate(h100(), reader, opt);
+    REQUIRE(parts.size() == 1);
+    for (const SimCounterInfo& i : sim_counter_table()) {
+      CAPTURE(i.name);
+      CHECK(parts[0].counters.*i.field == whole[0].counters.*i.field);
+    }
+    CHECK(parts[0].dram_channel_read_bytes == whole[0].dram_channel_read_bytes);
+  }
+}
+
 TEST_CASE("a bad record in a later part of a block fails the simulation with the description's error") {
   // Warp 1's loads index past x from its 301st on: past the first part the simulator takes.
   const std::string yaml = R"(kernel: late

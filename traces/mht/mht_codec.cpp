@@ -157,8 +157,19 @@ T ChunkDecoder::get_le() {
   return v;
 }
 
-void ChunkDecoder::next_block(BlockTrace& block) {
+void ChunkDecoder::records(BlockTrace& block, WarpResume& at, std::uint64_t n) {
+  m_pos = at.pos;
+  m_predictor = at.predictor;
+  for (std::uint64_t i = 0; i < n; ++i) get_record(block);
+  at.pos = m_pos;
+  at.predictor = m_predictor;
+  at.left -= n;
+}
+
+void ChunkDecoder::next_block(BlockTrace& block, std::vector<WarpResume>* rest) {
   block.clear();
+  if (rest != nullptr) rest->clear();
+  const std::uint64_t part = rest != nullptr && block.part_records != 0 ? block.part_records : ~std::uint64_t{0};
   auto dim = [this](const char* what) {
     std::uint64_t v = get_varint();
     if (v > 0xFFFFFFFFULL) fail(fmt::format("block index {} = {} does not fit 32 bits", what, v));
@@ -171,8 +182,9 @@ void ChunkDecoder::next_block(BlockTrace& block) {
   if (warps > m_warps_per_block) fail(fmt::format("block has {} warps, its launch only {}", warps, m_warps_per_block));
   block.warp_begin.reserve(warps + 1);
   for (std::uint64_t w = 0; w < warps; ++w) {
-    const std::uint64_t count = get_varint();
-    if (count > (m_size - m_pos) / 2) fail(fmt::format("warp claims {} records, more than the data can hold", count));
+    const std::uint64_t all = get_varint();
+    if (all > (m_size - m_pos) / 2) fail(fmt::format("warp claims {} records, more than the data can hold", all));
+    const std::uint64_t count = std::min(all, part);  // those kept
     // A block's warps mostly hold as many records and addresses as the first: room for that many in one allocation
     // (a BlockTrace is reused, so this matters the first few times; growing record by record took 1% of a short
     // streaming simulation's host instructions). Never more than the data left could hold (a record takes at least 2
@@ -183,6 +195,18 @@ void ChunkDecoder::next_block(BlockTrace& block) {
     const std::size_t pool = block.addresses.size();
     block.begin_warp();
     for (std::uint64_t i = 0; i < count; ++i) get_record(block);
+    if (count < all) {  // the rest of a warp in parts: where it goes on, then past it
+      rest->push_back({static_cast<std::size_t>(w), m_pos, all - count, m_predictor});
+      thread_local BlockTrace skipped;  // the records decoded past, a few at a time (a decoder a chunk is kept)
+      skipped.compact_strided = true;   // no lanes written out
+      for (std::uint64_t i = count; i < all; ++i) {
+        if (skipped.records.size() >= 1024 || i == count) {
+          skipped.clear();
+          skipped.begin_warp();
+        }
+        get_record(skipped);
+      }
+    }
     constexpr std::size_t kReserveAddresses = std::size_t{1} << 22U;
     const std::size_t used = block.addresses.size() - pool;
     if (w == 0 && used * warps <= kReserveAddresses && block.addresses.capacity() < used * warps)

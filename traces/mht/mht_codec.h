@@ -46,6 +46,15 @@ class ChunkEncoder {
   AddressPredictor m_predictor;
 };
 
+// Where a warp of a block read in parts (BlockTrace::part_records) goes on: its next record's byte in the raw chunk,
+// the records it has left, and the address predictor there.
+struct WarpResume {
+  std::size_t warp = 0;
+  std::size_t pos = 0;
+  std::uint64_t left = 0;
+  AddressPredictor predictor;
+};
+
 // Thrown by the decoder with the offset inside the raw chunk; the reader adds the file name and chunk offset.
 struct DecodeError {
   std::uint64_t offset;
@@ -57,7 +66,12 @@ class ChunkDecoder {
  public:
   ChunkDecoder(const std::uint8_t* data, std::size_t size, std::uint32_t warps_per_block);
   [[nodiscard]] bool done() const { return m_pos == m_size; }
-  void next_block(BlockTrace& block);  // throws DecodeError
+  // The next block (throws DecodeError). Where block.part_records is set and `rest` given, a warp of more records gets
+  // that many; the others are decoded (checked, and the predictor taken past them) but not kept, and where the warp
+  // goes on is added to `rest` (emptied first) for records().
+  void next_block(BlockTrace& block, std::vector<WarpResume>* rest = nullptr);
+  // `n` more records of a warp of a block read in parts, from `at` (moved past them), into block's open warp.
+  void records(BlockTrace& block, WarpResume& at, std::uint64_t n);
   [[nodiscard]] std::uint64_t offset() const { return m_pos; }
   [[nodiscard]] std::size_t size() const { return m_size; }
 

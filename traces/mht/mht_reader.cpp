@@ -4,8 +4,10 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 
 #include "memhier/error.h"
@@ -23,8 +25,11 @@ struct MhtReader::Chunk {
   std::uint64_t offset = 0;  // of its section header
   SectionHeader header;
   std::string stored;
-  std::vector<std::uint8_t> raw;
+  // Shared with the blocks read from it in parts (MhtRest), which decode their records left from it later: a chunk
+  // still shared when the next one is read leaves it to them.
+  std::shared_ptr<std::vector<std::uint8_t>> raw;
   std::optional<ChunkDecoder> decoder;  // over `raw`
+  std::vector<WarpResume> rest;         // of the block decoded last, where read in parts
   std::uint64_t blocks_read = 0;
   std::exception_ptr error;  // of decoding it in parallel (next_blocks)
 };
@@ -232,24 +237,70 @@ bool MhtReader::read_chunk(Chunk& c) {
 }
 
 void MhtReader::decompress(Chunk& c, ::ZSTD_DCtx_s* dctx) const {
-  c.raw.resize(c.header.raw);
-  const std::size_t n = ZSTD_decompressDCtx(dctx, c.raw.data(), c.raw.size(), c.stored.data(), c.stored.size());
+  if (!c.raw || c.raw.use_count() > 1) c.raw = std::make_shared<std::vector<std::uint8_t>>();
+  std::vector<std::uint8_t>& raw = *c.raw;
+  raw.resize(c.header.raw);
+  const std::size_t n = ZSTD_decompressDCtx(dctx, raw.data(), raw.size(), c.stored.data(), c.stored.size());
   if (ZSTD_isError(n) != 0U) {
     const bool checksum = ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong;
     fail(c.offset,
          checksum ? "checksum mismatch: the chunk is corrupt" : fmt::format("corrupt chunk: {}", ZSTD_getErrorName(n)));
   }
   if (n != c.header.raw) fail(c.offset, fmt::format("chunk decompresses to {} bytes, header says {}", n, c.header.raw));
-  c.decoder.emplace(c.raw.data(), c.raw.size(), m_kernels[m_current].launch.warps_per_block());
+  c.decoder.emplace(raw.data(), raw.size(), m_kernels[m_current].launch.warps_per_block());
 }
+
+namespace {
+
+// The records left of a block read in parts, decoded from its chunk's raw bytes as its warps ask for them (they were
+// checked when the block was read: decoding them again fails only as the first time did).
+class MhtRest final : public BlockRest {
+ public:
+  MhtRest(std::shared_ptr<const std::vector<std::uint8_t>> raw, std::uint32_t warps_per_block, std::size_t part,
+          std::vector<WarpResume> warps, std::string path, std::uint64_t chunk_offset, std::uint64_t block)
+      : m_raw(std::move(raw)),
+        m_warps_per_block(warps_per_block),
+        m_part(part),
+        m_warps(std::move(warps)),
+        m_path(std::move(path)),
+        m_chunk_offset(chunk_offset),
+        m_block(block) {}
+  bool next(std::size_t w, BlockTrace& out) override {
+    out.clear();
+    out.begin_warp();
+    const auto at = std::find_if(m_warps.begin(), m_warps.end(), [&](const WarpResume& r) { return r.warp == w; });
+    if (at == m_warps.end() || at->left == 0) return false;
+    ChunkDecoder d(m_raw->data(), m_raw->size(), m_warps_per_block);
+    try {
+      d.records(out, *at, std::min<std::uint64_t>(m_part, at->left));
+    } catch (const DecodeError& e) {
+      throw InputError({m_path, 0, 0, static_cast<std::int64_t>(m_chunk_offset)}, "",
+                       fmt::format("chunk block {}, record byte {}: {}", m_block, e.offset, e.message));
+    }
+    return true;
+  }
+
+ private:
+  std::shared_ptr<const std::vector<std::uint8_t>> m_raw;
+  std::uint32_t m_warps_per_block;
+  std::size_t m_part;
+  std::vector<WarpResume> m_warps;
+  std::string m_path;
+  std::uint64_t m_chunk_offset, m_block;
+};
+
+}  // namespace
 
 void MhtReader::decode_block(Chunk& c, BlockTrace& block) const {
   ChunkDecoder& d = *c.decoder;
   try {
-    d.next_block(block);
+    d.next_block(block, &c.rest);
   } catch (const DecodeError& e) {
     fail(c.offset, fmt::format("chunk block {}, record byte {}: {}", c.blocks_read, e.offset, e.message));
   }
+  if (!c.rest.empty())
+    block.rest = std::make_shared<MhtRest>(c.raw, m_kernels[m_current].launch.warps_per_block(), block.part_records,
+                                           std::move(c.rest), m_path.string(), c.offset, c.blocks_read);
   const Dim3& grid = m_kernels[m_current].launch.grid;
   if (block.index.x >= grid.x || block.index.y >= grid.y || block.index.z >= grid.z)
     fail(c.offset, fmt::format("block ({},{},{}) outside the grid ({},{},{})", block.index.x, block.index.y,
