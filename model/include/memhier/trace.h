@@ -351,7 +351,9 @@ class TraceSource {
   virtual ~TraceSource() = default;
   // Advances to the next launch; false when there are no more. Skips the rest of the current launch.
   virtual bool next_kernel(KernelLaunch& launch) = 0;
-  // Fills `block` with the next block of the current launch; false when the launch has no more blocks.
+  // Fills `block` with the next block of the current launch; false when the launch has no more blocks. Where
+  // block.part_records is set, a source may give a long block in parts (BlockTrace::rest; descriptions and .mht
+  // traces do); else whole.
   virtual bool next_block(BlockTrace& block) = 0;
   // Fills out[0, k) with the next k blocks of the current launch, those next_block() would give in its order, and
   // returns k: out.size(), fewer only where the launch ends. A source may use up to `threads` host threads to
