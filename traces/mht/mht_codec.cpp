@@ -157,16 +157,14 @@ T ChunkDecoder::get_le() {
   return v;
 }
 
-void ChunkDecoder::records(BlockTrace& block, WarpResume& at, std::uint64_t n) {
-  m_pos = at.pos;
-  m_predictor = at.predictor;
+void ChunkDecoder::part(BlockTrace& block, const AddressPredictor& predictor, std::uint64_t n) {
+  m_pos = 0;
+  m_predictor = predictor;
   for (std::uint64_t i = 0; i < n; ++i) get_record(block);
-  at.pos = m_pos;
-  at.predictor = m_predictor;
-  at.left -= n;
+  if (!done()) fail(fmt::format("{} bytes left after the part's last record", m_size - m_pos));
 }
 
-void ChunkDecoder::next_block(BlockTrace& block, std::vector<WarpResume>* rest) {
+void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
   block.clear();
   if (rest != nullptr) rest->clear();
   const std::uint64_t part = rest != nullptr && block.part_records != 0 ? block.part_records : ~std::uint64_t{0};
@@ -195,17 +193,19 @@ void ChunkDecoder::next_block(BlockTrace& block, std::vector<WarpResume>* rest) 
     const std::size_t pool = block.addresses.size();
     block.begin_warp();
     for (std::uint64_t i = 0; i < count; ++i) get_record(block);
-    if (count < all) {  // the rest of a warp in parts: where it goes on, then past it
-      rest->push_back({static_cast<std::size_t>(w), m_pos, all - count, m_predictor});
-      thread_local BlockTrace skipped;  // the records decoded past, a few at a time (a decoder a chunk is kept)
-      skipped.compact_strided = true;   // no lanes written out
-      for (std::uint64_t i = count; i < all; ++i) {
-        if (skipped.records.size() >= 1024 || i == count) {
-          skipped.clear();
-          skipped.begin_warp();
-        }
-        get_record(skipped);
-      }
+    // The rest of a warp in parts: decoded into scratch (lanes not written out), a part at a time.
+    thread_local BlockTrace skipped;
+    skipped.compact_strided = true;
+    for (std::uint64_t at = count; at < all; at += part) {
+      PartSpan& s = rest->emplace_back();
+      s.warp = static_cast<std::size_t>(w);
+      s.begin = m_pos;
+      s.records = std::min(part, all - at);
+      s.predictor = m_predictor;
+      skipped.clear();
+      skipped.begin_warp();
+      for (std::uint64_t i = 0; i < s.records; ++i) get_record(skipped);
+      s.end = m_pos;
     }
     constexpr std::size_t kReserveAddresses = std::size_t{1} << 22U;
     const std::size_t used = block.addresses.size() - pool;

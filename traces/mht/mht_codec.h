@@ -1,6 +1,7 @@
 #pragma once
 // Encoding of the records of one .mht chunk (before zstd), shared by the writer and the reader. See docs/mht-format.md.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ inline constexpr std::uint64_t kMaxChunkRawBytes = 256ULL
 // regular strides between warps and loop iterations become small repeated deltas that zstd removes.
 class AddressPredictor {
  public:
+  static constexpr std::size_t kBytes = 256 * sizeof(std::uint64_t);  // its state, as bytes()
+  [[nodiscard]] const void* bytes() const { return m_last.data(); }
+  void set_bytes(const void* p) { std::memcpy(m_last.data(), p, kBytes); }
   void reset() { m_last.fill(0); }
   std::uint64_t& slot(std::uint32_t pc) { return m_last[(pc >> 2U ^ pc >> 10U) & (kSlots - 1)]; }
 
@@ -46,12 +50,12 @@ class ChunkEncoder {
   AddressPredictor m_predictor;
 };
 
-// Where a warp of a block read in parts (BlockTrace::part_records) goes on: its next record's byte in the raw chunk,
-// the records it has left, and the address predictor there.
-struct WarpResume {
+// A later part of a warp's records, of a block read in parts (BlockTrace::part_records): its bytes in the raw chunk,
+// its records, and the address predictor at its start (what decoding it alone needs: ChunkDecoder::part()).
+struct PartSpan {
   std::size_t warp = 0;
-  std::size_t pos = 0;
-  std::uint64_t left = 0;
+  std::size_t begin = 0, end = 0;
+  std::uint64_t records = 0;
   AddressPredictor predictor;
 };
 
@@ -67,11 +71,12 @@ class ChunkDecoder {
   ChunkDecoder(const std::uint8_t* data, std::size_t size, std::uint32_t warps_per_block);
   [[nodiscard]] bool done() const { return m_pos == m_size; }
   // The next block (throws DecodeError). Where block.part_records is set and `rest` given, a warp of more records gets
-  // that many; the others are decoded (checked, and the predictor taken past them) but not kept, and where the warp
-  // goes on is added to `rest` (emptied first) for records().
-  void next_block(BlockTrace& block, std::vector<WarpResume>* rest = nullptr);
-  // `n` more records of a warp of a block read in parts, from `at` (moved past them), into block's open warp.
-  void records(BlockTrace& block, WarpResume& at, std::uint64_t n);
+  // that many; the others are decoded (checked, and the predictor taken past them) but not kept, and `rest` (emptied
+  // first) gets their parts of part_records records, warp by warp, in order.
+  void next_block(BlockTrace& block, std::vector<PartSpan>* rest = nullptr);
+  // Decodes this decoder's data as one part of a warp's records: `n` records from its start with `predictor`, into
+  // block's open warp.
+  void part(BlockTrace& block, const AddressPredictor& predictor, std::uint64_t n);
   [[nodiscard]] std::uint64_t offset() const { return m_pos; }
   [[nodiscard]] std::size_t size() const { return m_size; }
 
