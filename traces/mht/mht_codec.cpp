@@ -164,6 +164,19 @@ void ChunkDecoder::part(BlockTrace& block, const AddressPredictor& predictor, st
   if (!done()) fail(fmt::format("{} bytes left after the part's last record", m_size - m_pos));
 }
 
+// The rest of a warp in parts (`left` records): checked, the predictor taken past them, a part at a time.
+void ChunkDecoder::skip_parts(std::size_t w, std::uint64_t left, std::uint64_t part, std::vector<PartSpan>& rest) {
+  for (std::uint64_t at = 0; at < left; at += part) {
+    PartSpan& s = rest.emplace_back();
+    s.warp = w;
+    s.begin = m_pos;
+    s.records = std::min(part, left - at);
+    s.predictor = m_predictor;
+    for (std::uint64_t i = 0; i < s.records; ++i) skip_record();
+    s.end = m_pos;
+  }
+}
+
 void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
   block.clear();
   if (rest != nullptr) rest->clear();
@@ -193,20 +206,7 @@ void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
     const std::size_t pool = block.addresses.size();
     block.begin_warp();
     for (std::uint64_t i = 0; i < count; ++i) get_record(block);
-    // The rest of a warp in parts: decoded into scratch (lanes not written out), a part at a time.
-    thread_local BlockTrace skipped;
-    skipped.compact_strided = true;
-    for (std::uint64_t at = count; at < all; at += part) {
-      PartSpan& s = rest->emplace_back();
-      s.warp = static_cast<std::size_t>(w);
-      s.begin = m_pos;
-      s.records = std::min(part, all - at);
-      s.predictor = m_predictor;
-      skipped.clear();
-      skipped.begin_warp();
-      for (std::uint64_t i = 0; i < s.records; ++i) get_record(skipped);
-      s.end = m_pos;
-    }
+    if (count < all) skip_parts(static_cast<std::size_t>(w), all - count, part, *rest);
     constexpr std::size_t kReserveAddresses = std::size_t{1} << 22U;
     const std::size_t used = block.addresses.size() - pool;
     if (w == 0 && used * warps <= kReserveAddresses && block.addresses.capacity() < used * warps)
@@ -214,7 +214,10 @@ void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
   }
 }
 
-void ChunkDecoder::get_record(BlockTrace& block) {
+// A record into `block` (kSkip false: get_record()), or (kSkip true: skip_record()) read past and checked, with the
+// predictor taken past it and nothing kept: the same checks, failing at the same byte.
+template <bool kSkip>
+void ChunkDecoder::record(BlockTrace* block) {
   const std::uint8_t tag = get_byte();
   WarpRecord r;
   const unsigned type = tag & kTypeMask;
@@ -244,7 +247,7 @@ void ChunkDecoder::get_record(BlockTrace& block) {
     r.work = static_cast<std::uint32_t>(work);
   }
   if (!r.is_memory()) {
-    block.add(r, {});
+    if constexpr (!kSkip) block->add(r, {});
     return;
   }
   if (r.kind == AccessKind::bulk_copy) {
@@ -254,30 +257,58 @@ void ChunkDecoder::get_record(BlockTrace& block) {
   }
   if (r.active_mask == 0) {  // predicated off: issued, no addresses
     if (mode != kRaw) fail("memory record with no active lane must use the raw address form");
-    block.add(r, {});
+    if constexpr (!kSkip) block->add(r, {});
     return;
   }
   const auto n = static_cast<std::size_t>(r.active_lanes());
   std::uint64_t& predicted = m_predictor.slot(r.pc);
-  // Addresses are decoded in place (no second copy); a strided record's layout (trace.h) follows from its stride.
-  if (mode == kStride) {
-    const std::uint64_t first = predicted + static_cast<std::uint64_t>(get_signed());
-    const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
-    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
-                                                  (n == 1 || stride == r.size ? kLayoutGapless : 0));
-    block.add_strided(r, n, first, stride, layout);
-    predicted = first;
-    return;
-  }
-  const std::span<std::uint64_t> lanes = block.add_lanes(r, n);
-  if (mode == kRaw) {
-    for (std::uint64_t& a : lanes) a = get_le<std::uint64_t>();
+  if constexpr (kSkip) {
+    if (mode == kRaw) {  // lane by lane, failing where get_record() would
+      predicted = get_le<std::uint64_t>();
+      for (std::size_t i = 1; i < n; ++i) {
+        need(8);
+        m_pos += 8;
+      }
+      return;
+    }
+    predicted += static_cast<std::uint64_t>(get_signed());
+    for (std::size_t i = 1; i < (mode == kStride ? std::min<std::size_t>(n, 2) : n); ++i) {  // a stride, or deltas
+      std::size_t length = 0;
+      while (m_pos + length < m_size && length < 10 && m_data[m_pos + length] >= 0x80) ++length;
+      if (m_pos + length == m_size) {
+        m_pos = m_size;  // where get_delta() fails
+        fail("record data ends inside a number");
+      }
+      if (length == 10) {
+        m_pos += 10;  // where get_delta() fails
+        fail("number longer than 10 bytes");
+      }
+      m_pos += length + 1;
+    }
   } else {
-    lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
-    for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
+    // Addresses are decoded in place (no second copy); a strided record's layout (trace.h) follows from its stride.
+    if (mode == kStride) {
+      const std::uint64_t first = predicted + static_cast<std::uint64_t>(get_signed());
+      const std::uint64_t stride = n > 1 ? static_cast<std::uint64_t>(get_signed()) : 0;
+      const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
+                                                    (n == 1 || stride == r.size ? kLayoutGapless : 0));
+      block->add_strided(r, n, first, stride, layout);
+      predicted = first;
+      return;
+    }
+    const std::span<std::uint64_t> lanes = block->add_lanes(r, n);
+    if (mode == kRaw) {
+      for (std::uint64_t& a : lanes) a = get_le<std::uint64_t>();
+    } else {
+      lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
+      for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
+    }
+    predicted = lanes[0];
+    block->compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
   }
-  predicted = lanes[0];
-  block.compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
 }
+
+void ChunkDecoder::get_record(BlockTrace& block) { record<false>(&block); }
+void ChunkDecoder::skip_record() { record<true>(nullptr); }
 
 }  // namespace memhier::mht

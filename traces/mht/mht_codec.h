@@ -118,7 +118,12 @@ class ChunkDecoder {
     return m_data[m_pos++];
   }
   void need(std::size_t n) const;
+  template <bool kSkip>
+  void record(BlockTrace* block);
   void get_record(BlockTrace& block);
+  // Reads past a record's addresses, checking what it reads and taking the predictor past it, keeping nothing.
+  void skip_record();
+  void skip_parts(std::size_t w, std::uint64_t left, std::uint64_t part, std::vector<PartSpan>& rest);
   [[noreturn]] void fail(const std::string& message) const;
 
   const std::uint8_t* m_data;

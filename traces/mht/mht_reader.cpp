@@ -29,6 +29,12 @@ struct MhtReader::Chunk {
   std::vector<std::uint8_t> raw;
   std::optional<ChunkDecoder> decoder;  // over `raw`
   std::vector<PartSpan> rest;           // of the block decoded last, where read in parts
+
+  void release() {  // gives its buffers back (it has been read)
+    decoder.reset();
+    std::vector<std::uint8_t>().swap(raw);
+    std::string().swap(stored);
+  }
   std::uint64_t blocks_read = 0;
   std::exception_ptr error;  // of decoding it in parallel (next_blocks)
 };
@@ -394,6 +400,15 @@ std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
   } catch (const InputError&) {
     unreadable = std::current_exception();
   }
+  // Chunks past the first kKeepRawBytes of raw records give their buffers back as soon as they are decoded: a call
+  // for a wave of long blocks, a chunk each, decodes a thousand chunks (matmul_naive at n=768: 520 MB of buffers at
+  // once, n=1024 680 MB). The others' buffers are kept for the next call.
+  constexpr std::size_t kKeepRawBytes = std::size_t{64} << 20U;
+  std::vector<std::uint8_t> give_back(chunks, 0);
+  for (std::size_t i = 0, raw = 0; i < chunks; ++i) {
+    raw += ahead[i].header.raw;
+    give_back[i] = raw > kKeepRawBytes ? 1 : 0;
+  }
   Chunk& current = m_decoder->current;
   current.error = nullptr;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
@@ -412,6 +427,7 @@ std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
       decompress(c, DecoderState::thread_dctx());
       const std::size_t end = i + 1 < chunks ? first[i + 1] : planned;
       for (std::size_t b = first[i]; b < end; ++b) decode_block(c, out[b]);
+      if (give_back[i] != 0 && c.blocks_read == c.header.count) c.release();
     } catch (...) {
       c.error = std::current_exception();
     }
@@ -424,18 +440,6 @@ std::size_t MhtReader::next_blocks(std::span<BlockTrace> out, int threads) {
   if (chunks != 0 && ahead[chunks - 1].blocks_read < ahead[chunks - 1].header.count) {
     std::swap(current, ahead[chunks - 1]);  // its decoder reads the raw buffer it moved with
     m_blocks_left_in_chunk = current.header.count - current.blocks_read;
-  }
-  // The chunks' buffers are kept for the next call, up to kKeepRawBytes in all: a call for a wave of long blocks, a
-  // chunk each, decodes a thousand chunks (matmul_naive at n=1024: 645 KB raw each, 680 MB kept).
-  constexpr std::size_t kKeepRawBytes = std::size_t{64} << 20U;
-  std::size_t kept = 0;
-  for (Chunk& c : ahead) {
-    kept += c.raw.capacity() + c.stored.capacity();
-    if (kept > kKeepRawBytes && c.blocks_read == c.header.count) {
-      c.decoder.reset();
-      std::vector<std::uint8_t>().swap(c.raw);
-      std::string().swap(c.stored);
-    }
   }
   return planned;
 }
