@@ -16,25 +16,8 @@ cd "$(dirname "$0")/.."
 
 source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
 
-base_src=/tmp/memhier-memory-base-src
-rm -rf $base_src && mkdir -p $base_src && tar -xf "$base_tar" -C $base_src || { echo "cannot unpack $base_tar" >&2; exit 1; }
 source bench/host_env.sh
-{
-  echo "baseline: $(basename "$base_tar")"
-  host_environment
-} > "$out/environment.txt" 2>&1
-
-for which in base new; do
-  src=$PWD
-  [ $which = base ] && src=$base_src
-  if ! { cmake -S "$src" -B /tmp/memhier-memory-$which -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_TESTS=OFF \
-           -DMEMHIER_BUILD_KERNELS=OFF &&
-         cmake --build /tmp/memhier-memory-$which -j "$(nproc)" --target memhier_cli; } >> "$out/build.log" 2>&1; then
-    echo "build of $which failed: $out/build.log" >&2
-    tail -30 "$out/build.log" >&2
-    exit 1
-  fi
-done
+build_base_and_new "$base_tar" memory memhier_cli "$out" || exit 1
 
 work=/tmp/memhier-memory-work
 mkdir -p $work

@@ -681,6 +681,18 @@ struct Issued {
   bool store = true;
   bool operator==(const Issued&) const = default;
 };
+// Runs `s` (`last`: to the end); issue(block, record, cycle, slot) says what each issue costs.
+template <typename F>
+void run_issues(WarpScheduler& s, bool last, F&& issue) {
+  SimCounters c;
+  s.run(
+      c,
+      [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
+        return issue(b, r, cycle, slot);
+      },
+      [](const BlockTrace&, const WarpRecord&) {}, last);
+}
+
 std::vector<Issued> scheduler_run(WarpScheduler& s, const std::vector<BlockTrace*>& batch, bool last = true) {
   std::vector<Issued> order;
   SimCounters c;
@@ -806,16 +818,12 @@ TEST_CASE("a long block running on into the next batch keeps only the records it
     bool operator==(const Seen&) const = default;
   };
   auto run = [](WarpScheduler& s, std::vector<Seen>& seen, bool last) {
-    SimCounters c;
-    s.run(
-        c,
-        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
-          LaneBuffer buffer;
-          const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
-          seen.push_back({slot, cycle, {a.begin(), a.end()}});
-          return IssueCost{1, 0};
-        },
-        [](const BlockTrace&, const WarpRecord&) {}, last);
+    run_issues(s, last, [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot) {
+      LaneBuffer buffer;
+      const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
+      seen.push_back({slot, cycle, {a.begin(), a.end()}});
+      return IssueCost{1, 0};
+    });
   };
   for (const int iterations : {4, 400}) {
     CAPTURE(iterations);
@@ -943,17 +951,13 @@ TEST_CASE("a block in parts issues as the whole block does, a warp's next part t
     bool operator==(const Seen&) const = default;
   };
   auto run = [](WarpScheduler& s, std::vector<Seen>& seen, bool last) {
-    SimCounters c;
-    s.run(
-        c,
-        [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
-          LaneBuffer buffer;
-          const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
-          seen.push_back({slot, cycle, a.empty() ? 0 : a[0], r.kind, !r.is_memory()});
-          if (!r.is_memory()) return IssueCost{};
-          return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{1, 7};
-        },
-        [](const BlockTrace&, const WarpRecord&) {}, last);
+    run_issues(s, last, [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot) {
+      LaneBuffer buffer;
+      const std::span<const std::uint64_t> a = b.lane_addresses(r, buffer);
+      seen.push_back({slot, cycle, a.empty() ? 0 : a[0], r.kind, !r.is_memory()});
+      if (!r.is_memory()) return IssueCost{};
+      return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{1, 7};
+    });
   };
   std::vector<Seen> whole;
   {
@@ -1468,15 +1472,7 @@ TEST_CASE("a .mht trace's long blocks simulated in parts count what they count w
 
 TEST_CASE("a bad record in a later part of a block fails the simulation with the description's error") {
   // Warp 1's loads index past x from its 301st on: past the first part the simulator takes.
-  const std::string yaml = R"(kernel: late
-launch: {grid: 1, block: 64, registers: 16}
-arrays: {x: {element: 4, length: 1000}}
-body:
-  - for: k
-    to: 400
-    do:
-      - load: x[threadIdx.x % 32 + k + 2000 * (threadIdx.x / 32) * (k / 300)]
-)";
+  const std::string yaml = test::kLateOutOfBounds;
   for (const int threads : {1, 3}) {
     CAPTURE(threads);
     SimOptions opt;

@@ -14,6 +14,18 @@ namespace test {
 
 inline std::filesystem::path arch_dir() { return MEMHIER_TEST_ARCH_DIR; }
 
+// A kernel whose warp 1 indexes past its array from its 301st load on (thread 32 first, at x[2300]), warp 0 never:
+// an error a block read in parts meets only in a later part.
+inline constexpr const char* kLateOutOfBounds = R"(kernel: late
+launch: {grid: 1, block: 64, registers: 16}
+arrays: {x: {element: 4, length: 1000}}
+body:
+  - for: k
+    to: 400
+    do:
+      - load: x[threadIdx.x % 32 + k + 2000 * (threadIdx.x / 32) * (k / 300)]
+)";
+
 // Equal to 1e-9 relative. doctest's default Approx adds an absolute 1.2e-5 (its scale of 1), which would let any two
 // times in microseconds pass.
 inline doctest::Approx exactly(double v) { return doctest::Approx(v).epsilon(1e-9).scale(0); }

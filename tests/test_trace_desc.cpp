@@ -11,6 +11,7 @@
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/urand.h"
+#include "test_support.h"
 
 namespace {
 
@@ -980,15 +981,7 @@ body:
 TEST_CASE("a block in parts raises a bad record's error when its part is made, as the whole block does") {
   // Warp 1's lanes index past x from k = 300 on (its 301st record; warp 0 stays within): its first part (100 records)
   // and next two are fine, the fourth fails.
-  const std::string yaml = R"(kernel: late
-launch: {grid: 1, block: 64, registers: 16}
-arrays: {x: {element: 4, length: 1000}}
-body:
-  - for: k
-    to: 400
-    do:
-      - load: x[threadIdx.x % 32 + k + 2000 * (threadIdx.x / 32) * (k / 300)]
-)";
+  const std::string yaml = test::kLateOutOfBounds;
   const InputError whole = gen_error(yaml);
   CHECK(std::string(whole.what()).find("thread (32,0,0): x[2300] is outside the array") != std::string::npos);
   auto src = load_kernel_description_string(yaml, "test.yaml", {});
