@@ -50,10 +50,10 @@ constexpr double kBatchRequests = 1 << 19;
 // SMs that stopped go on. Every request is replayed in the order one round would have given (by cycle, then SM), so
 // rounds change no count; each round frees at least the earliest-stopped SM's whole list.
 constexpr std::uint64_t kMaxCycle = kRequestCycleMask + 1;  // issue cycles of a launch: the merge key's 48 bits
-// Blocks are taken in parts where their source gives them so (BlockTrace::part_records: a description's runner): a
-// warp's records kPartRecords at a time, the next part made when the warp has issued the last, on the SM's thread.
-// A batch then holds a wave of blocks' first parts, not the blocks whole (matmul_naive at n=1024, 8 warps a block of
-// 2049 records each: 1.84 GB peak with whole blocks).
+// Blocks are taken in parts where their source gives them so (BlockTrace::part_records: a description's runner, a
+// .mht reader): a warp's records kPartRecords at a time, the next part made or decoded when the warp has issued the
+// last, on the SM's thread. A batch then holds a wave of blocks' first parts, not the blocks whole (matmul_naive at
+// n=1024, 8 warps a block of 2049 records each: 1.84 GB peak with whole blocks, 690 MB in parts).
 constexpr std::size_t kPartRecords = 256;
 // Issues one SM's blocks of a batch (see warp_scheduler.h); `last`: the launch's, to the end. Returns whether the SM
 // stopped, with more of the batch to issue, once its list held `round_requests` requests (`held` at the start).
