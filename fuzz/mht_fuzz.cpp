@@ -1,6 +1,7 @@
 // libFuzzer target for the .mht reader: any byte string must give records or an InputError, never a crash, a hang
 // or an unbounded allocation; next_blocks() must give what next_block() gives, block for block and error for error;
-// and blocks read compact (as the simulator reads them) the same lanes.
+// blocks read compact (as the simulator reads them) the same lanes; and blocks read in parts (as the simulator asks
+// for long ones) the same records and lanes, or the same error, their later parts never failing.
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,12 +33,18 @@ bool same_block(const memhier::BlockTrace& a, const memhier::BlockTrace& b) {
   return true;
 }
 
-// Whether `a` and `b` (the same block read written out and compact: BlockTrace::compact_strided) have the same
+// Whether `a` and `b` (the same block read written out, and compact or put together from parts) have the same
 // records with the same lanes.
 bool same_lanes(const memhier::BlockTrace& a, const memhier::BlockTrace& b) {
   if (a.warp_begin != b.warp_begin || a.records.size() != b.records.size() || a.lanes != b.lanes) return false;
   memhier::LaneBuffer buffer;
   for (std::size_t i = 0; i < a.records.size(); ++i) {
+    const memhier::WarpRecord& ra = a.records[i];
+    const memhier::WarpRecord& rb = b.records[i];
+    if (ra.pc != rb.pc || ra.active_mask != rb.active_mask || ra.work != rb.work || ra.bulk_bytes != rb.bulk_bytes ||
+        ra.record != rb.record || ra.space != rb.space || ra.kind != rb.kind || ra.hint != rb.hint ||
+        ra.size != rb.size)
+      return false;
     const auto x = a.lane_addresses(a.records[i]);
     const auto y = b.lane_addresses(b.records[i], buffer);
     if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) return false;
@@ -77,6 +84,42 @@ std::pair<std::vector<memhier::BlockTrace>, std::string> read_all(const std::fil
   return {std::move(blocks), ""};
 }
 
+// Every block read in parts of 3 records a warp (BlockTrace::part_records, compact), each put back together, written
+// out, from its first parts and the later ones its rest gives; and the error that ended the reading. A later part
+// failing traps: its records were checked when the block was read.
+std::pair<std::vector<memhier::BlockTrace>, std::string> read_in_parts(const std::filesystem::path& path) {
+  std::vector<memhier::BlockTrace> blocks;
+  try {
+    memhier::MhtReader reader(path);
+    memhier::KernelLaunch launch;
+    memhier::BlockTrace b, part;
+    b.compact_strided = part.compact_strided = true;
+    b.part_records = 3;
+    while (reader.next_kernel(launch))
+      while (reader.next_block(b)) {
+        memhier::BlockTrace& whole = blocks.emplace_back();
+        whole.clear();
+        whole.index = b.index;
+        memhier::LaneBuffer buffer;
+        auto add = [&](const memhier::BlockTrace& from, std::size_t w) {
+          for (const memhier::WarpRecord& r : from.warp(w)) whole.add(r, from.lane_addresses(r, buffer));
+        };
+        for (std::size_t w = 0; w < b.warp_count(); ++w) {
+          whole.begin_warp();
+          add(b, w);
+          try {
+            while (b.rest && b.rest->next(w, part)) add(part, 0);
+          } catch (const memhier::InputError&) {
+            __builtin_trap();
+          }
+        }
+      }
+  } catch (const memhier::InputError& e) {
+    return {std::move(blocks), e.what()};
+  }
+  return {std::move(blocks), ""};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -99,6 +142,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (compact_error != one_error || compact.size() != one.size()) __builtin_trap();
   for (std::size_t i = 0; i < one.size(); ++i)
     if (!same_lanes(one[i], compact[i])) __builtin_trap();
+  // In parts, as the simulator asks for long blocks: the same records and lanes, or the same error.
+  const auto [parts, parts_error] = read_in_parts(path);
+  if (parts_error != one_error || parts.size() != one.size()) __builtin_trap();
+  for (std::size_t i = 0; i < one.size(); ++i)
+    if (!same_lanes(one[i], parts[i])) __builtin_trap();
   std::error_code ignored;
   std::filesystem::remove(path, ignored);  // each input's file goes; none is left in the temp folder
   return 0;

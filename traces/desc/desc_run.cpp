@@ -11,6 +11,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "desc_model.h"
 
@@ -39,7 +40,7 @@ struct WarpState {
   std::vector<std::array<Lanes64, 3>> lane_loops;  // of the lane loops on the stack, innermost last: value, to, step
   std::vector<LaneValues> variables;               // the scope's slots from Description::fixed_slots on
   std::uint32_t copy = 0;
-  std::uint64_t pending_work = 0;
+  // No pending work: a warp stops right after the record that filled its part, which took the work before it.
 };
 
 class RunnerPool;
@@ -143,7 +144,7 @@ class Runner final : public DescriptionSource {
     for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot)
       scope.lanes(slot) = st.variables[static_cast<std::size_t>(slot - m_d->fixed_slots)];
     m_copy = st.copy;
-    m_pending_work = st.pending_work;
+    m_pending_work = 0;
     if (resume(st, part)) return true;
     save(st);
     return false;
@@ -205,7 +206,7 @@ class Runner final : public DescriptionSource {
     for (int slot = m_d->fixed_slots; slot < scope.size(); ++slot)
       st.variables[static_cast<std::size_t>(slot - m_d->fixed_slots)] = scope.lanes(slot);
     st.copy = m_copy;
-    st.pending_work = m_pending_work;
+    if (m_pending_work != 0) throw std::logic_error("desc::Runner: a warp stopped with work pending");
   }
 
   // The warps of a block: lane l of warp w is thread w * 32 + l, x fastest; lanes past the block's threads are off.
