@@ -442,6 +442,139 @@ TEST_CASE("records whose lanes are runs decode into a simulator's block as three
   }
 }
 
+TEST_CASE(
+    "records repeating an earlier record's deltas decode as it did from their own first lane, whole or in parts") {
+  // Two blocks of two warps. Record after record the same runs (a matmul's rows: the decoder takes a record whose
+  // delta bytes repeat those of the last record in its pc's slot as that record's runs, and skips it in parts by
+  // them), between them: other runs at another pc, the same deltas with another size, with one lane fewer, in a pc of
+  // another predictor slot that shares the deltas' slot, a gather's deltas at the same pc and then the runs again. Read
+  // whole and in parts of 3 records, with and without compact records, every record is what the lanes written give
+  // (compact_last_runs() of each in a block that asks for it).
+  const fs::path p = temp("deltas.mht");
+  auto lanes_of = [](std::uint64_t first, unsigned length, std::uint64_t stride, std::uint64_t step) {
+    std::array<std::uint64_t, kWarpSize> a{};
+    for (unsigned l = 0; l < kWarpSize; ++l) a[l] = first + (l % length) * stride + (l / length) * step;
+    return a;
+  };
+  std::vector<BlockTrace> written(2);
+  std::mt19937_64 rng(11);
+  for (std::uint32_t bx = 0; bx < 2; ++bx) {
+    BlockTrace& b = written[bx];
+    b.clear();
+    b.index = {bx, 0, 0};
+    for (int w = 0; w < 2; ++w) {
+      b.begin_warp();
+      for (std::uint64_t k = 0; k < 12; ++k) {
+        WarpRecord r;
+        r.active_mask = 0xFFFFFFFFU;
+        r.size = 4;
+        r.pc = 0x40;
+        const std::uint64_t at = 0x7f0000000000ULL + 0x100000 * bx + 0x10000 * static_cast<std::uint64_t>(w);
+        b.add(r, lanes_of(at + 4 * k, 16, 0, 1024));  // A[row][k]: two rows
+        r.pc = 0x80;
+        b.add(r, lanes_of(at + 0x8000 + 1024 * k, 16, 4, 0));  // B[k][col]: one row twice
+        if (k % 4 == 1) {
+          r.pc = 0x40;
+          r.size = 8;
+          b.add(r, lanes_of(at + 64 * k, 16, 0, 1024));  // the same deltas, 8-byte lanes
+          r.size = 4;
+          // Lanes 0-30: their deltas are the first 30 of the runs', and a raw record after them (the tag byte 0,
+          // as the runs' last delta) makes the bytes the same as far as the runs' deltas go.
+          const std::array<std::uint64_t, kWarpSize> a = lanes_of(at + 8 * k, 16, 0, 1024);
+          WarpRecord fewer = r;
+          fewer.active_mask = 0x7FFFFFFFU;
+          b.add(fewer, {a.data(), a.size() - 1});
+          WarpRecord raw = r;
+          raw.pc = 0x300;
+          raw.active_mask = 0xFFFFU;
+          std::array<std::uint64_t, 16> far{};
+          for (std::uint64_t& x : far) x = rng() >> 4U;  // deltas of 8 bytes and more: the raw form
+          b.add(raw, far);
+          r.pc = 0x40 + 32 * 4;  // another predictor slot (48), the same slot of deltas (48 mod 32)
+          b.add(r, lanes_of(at + 0x4000 + 12 * k, 16, 0, 1024));
+          r.pc = 0x40;
+          std::array<std::uint64_t, kWarpSize> gather{};
+          for (std::uint64_t& x : gather) x = at + 4 * (rng() % 4096);
+          b.add(r, gather);
+        }
+      }
+    }
+  }
+  {
+    MhtWriter w(p, {std::size_t{1} << 16U, 3});
+    w.begin_kernel(launch("deltas", 2));
+    for (const BlockTrace& b : written) w.add_block(b);
+    w.end_kernel();
+    w.close();
+  }
+  for (const bool ask : {true, false}) {
+    CAPTURE(ask);
+    std::vector<BlockTrace> expected(2);
+    for (std::size_t i = 0; i < 2; ++i) {  // the records as the decoder without its memory of deltas gives them
+      BlockTrace& e = expected[i];
+      e.compact_strided = ask;
+      e.clear();
+      e.index = written[i].index;
+      for (std::size_t w = 0; w < written[i].warp_count(); ++w) {
+        e.begin_warp();
+        for (const WarpRecord& r : written[i].warp(w)) {
+          e.add(r, written[i].lane_addresses(r));
+          e.compact_last_runs();
+        }
+      }
+    }
+    std::size_t runs = 0;
+    for (const WarpRecord& r : expected[0].records) runs += (r.layout & kLayoutRuns) != 0 ? 1 : 0;
+    CHECK(runs == (ask ? 2 * (2 * 12 + 2 * 3) : 0));  // every record but the gathers, the 31-lane and the raw ones
+    for (const std::size_t part : {std::size_t{0}, std::size_t{3}}) {
+      CAPTURE(part);
+      MhtReader r(p);
+      KernelLaunch k;
+      REQUIRE(r.next_kernel(k));
+      for (std::size_t i = 0; i < 2; ++i) {
+        BlockTrace b;
+        b.compact_strided = ask;
+        b.part_records = part;
+        REQUIRE(r.next_block(b));
+        if (part == 0) {
+          CHECK(same(b, expected[i]));
+          CHECK(b.addresses == expected[i].addresses);  // runs as three entries, the same three
+          for (std::size_t n = 0; n < b.records.size(); ++n)
+            CHECK(b.records[n].layout == expected[i].records[n].layout);
+          continue;
+        }
+        REQUIRE(b.rest);
+        // A warp's records with their lanes written out, and the layouts (form bits included) they came with.
+        struct Warp {
+          BlockTrace records;
+          std::vector<std::uint8_t> layouts;
+          Warp() {
+            records.clear();
+            records.begin_warp();
+          }
+          void take(const BlockTrace& from, std::size_t w) {
+            for (const WarpRecord& x : from.warp(w)) {
+              LaneBuffer buffer;
+              records.add(x, from.lane_addresses(x, buffer));
+              layouts.push_back(x.layout);
+            }
+          }
+        };
+        for (std::size_t w = 0; w < b.warp_count(); ++w) {
+          Warp got, want;
+          got.take(b, w);
+          BlockTrace more;
+          more.compact_strided = ask;
+          while (b.rest->next(w, more)) got.take(more, 0);
+          want.take(expected[i], w);
+          CHECK(same(got.records, want.records));
+          CHECK(got.layouts == want.layouts);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("a block that asks for compact strided records holds two pool entries for each, and the same addresses") {
   const fs::path p = temp("compact.mht");
   const auto written = write_random(p, 2, 40, 6000);

@@ -1415,6 +1415,122 @@ class WholeBlocks final : public TraceSource {
 
 }  // namespace
 
+namespace {
+
+// A launch of 264 blocks of 4 warps (two waves on the H100), each warp 64 records whose 32 lanes form runs (a
+// two-dimensional block's thread rows): loads (through L1, .cg, atomics), stores and shared accesses of 1 to 16
+// bytes, rows of 2 to 16 lanes at strides 0 to 132 bytes, at first addresses all over a line and a bank row, some
+// misaligned, with negative steps and from 2^62 (which the simulator takes lane by lane) among them. `runs`: each
+// record in runs form (compact_last_runs, as a decoder gives it), else every lane written out (no form known).
+class RunsSource final : public TraceSource {
+ public:
+  explicit RunsSource(bool runs) : m_runs(runs) {}
+  bool next_kernel(KernelLaunch& k) override {
+    if (m_kernel) return false;
+    m_kernel = true;
+    k = {};
+    k.name = "runs";
+    k.grid = {264, 1, 1};
+    k.block = {128, 1, 1};
+    k.registers_per_thread = 32;
+    k.static_shared_bytes = 16384;
+    return true;
+  }
+  bool next_block(BlockTrace& b) override {
+    if (m_next == 264) return false;
+    const std::uint64_t bx = m_next++;
+    b.clear();
+    b.index = {static_cast<std::uint32_t>(bx), 0, 0};
+    struct Shape {
+      AddressSpace space;
+      AccessKind kind;
+      CacheHint hint;
+      std::uint8_t size;
+      unsigned length;
+      std::uint64_t stride, step, at;  // `at`: the region's first address
+    };
+    constexpr std::uint64_t g = 0x7f0000000000ULL;
+    const std::array<Shape, 17> shapes{{
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 0, 1024, g},          // A[row][k]
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 0, g + 0x100000},  // B[k][col]
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 16, 4, 2048, g + 0x200000},
+        {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 8, 8, 4096, g + 0x300000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 4, 16, 256, g + 0x400000},
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 2, 4, 132, g + 0x500000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 68, g + 0x600000},  // dense rows
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 2, 16, 2, 256, g + 0x700000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 1, 16, 1, 512, g + 0x800000},
+        {AddressSpace::global, AccessKind::atomic, CacheHint::none, 4, 16, 4, 0, g + 0x900000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 8, 16, 4, 0, g + 0x980000},  // B's runs, 8 bytes
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, ~std::uint64_t{1023}, g + 0xA00000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 1024, std::uint64_t{1} << 62U},
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 16, 0, 132, 0},  // As[ty][k], padded
+        {AddressSpace::shared, AccessKind::store, CacheHint::none, 4, 16, 4, 128, 4096},
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 8, 8, 8, 520, 8192},
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 8, 128, 4, 0},  // columns
+    }};
+    for (std::uint64_t w = 0; w < 4; ++w) {
+      b.begin_warp();
+      for (std::uint64_t i = 0; i < 64; ++i) {
+        const Shape& s = shapes[(bx * 5 + w * 3 + i) % shapes.size()];
+        WarpRecord r;
+        r.pc = static_cast<std::uint32_t>(16 * ((bx + w + i) % shapes.size()));
+        r.active_mask = 0xFFFFFFFFU;
+        r.space = s.space;
+        r.kind = s.kind;
+        r.hint = s.hint;
+        r.size = s.size;
+        // Places within 64 KiB (L1 and L2 hits), a size apart, a third of the 4-byte ones 2 bytes off.
+        std::uint64_t first =
+            s.at + (bx * 37 + w * 11 + i * 5) % (s.space == AddressSpace::shared ? 64 : 4096) * s.size;
+        if (s.size == 4 && s.space == AddressSpace::global && i % 3 == 0) first += 2;
+        std::array<std::uint64_t, kWarpSize> a{};
+        for (unsigned l = 0; l < kWarpSize; ++l) a[l] = first + (l % s.length) * s.stride + (l / s.length) * s.step;
+        b.add(r, a);
+        if (m_runs) b.compact_last_runs();
+        m_in_runs += (b.records.back().layout & kLayoutRuns) != 0 ? 1 : 0;
+      }
+    }
+    return true;
+  }
+  std::uint64_t m_in_runs = 0;  // records the blocks hold in runs form
+
+ private:
+  bool m_runs;
+  bool m_kernel = false;
+  std::uint64_t m_next = 0;
+};
+
+}  // namespace
+
+TEST_CASE("records in runs form count what their lanes written out count") {
+  // The simulator takes a runs-form record's lines and banks from the last record of the same runs at the same place
+  // in a line and a bank row (SmFront::RunsShape): every counter must be what the lanes give one by one.
+  RunsSource lanes(false);
+  const std::vector<KernelSim> want = simulate(h100(), lanes, {});
+  CHECK(lanes.m_in_runs == 0);
+  REQUIRE(want.size() == 1);
+  CHECK(want[0].counters.global_ld_requests > 0);
+  CHECK(want[0].counters.shared_ld_bank_conflicts > 0);
+  CHECK(want[0].counters.l1_sector_hits > 0);
+  for (const int threads : {1, 3}) {
+    CAPTURE(threads);
+    RunsSource runs(true);
+    SimOptions opt;
+    opt.threads = threads;
+    const std::vector<KernelSim> got = simulate(h100(), runs, opt);
+    CHECK(runs.m_in_runs == 264 * 4 * 64);
+    REQUIRE(got.size() == 1);
+    for (const SimCounterInfo& i : sim_counter_table()) {
+      CAPTURE(i.name);
+      CHECK(got[0].counters.*i.field == want[0].counters.*i.field);
+    }
+    CHECK(got[0].counters == want[0].counters);
+    CHECK(got[0].dram_channel_read_bytes == want[0].dram_channel_read_bytes);
+    CHECK(got[0].dram_channel_write_bytes == want[0].dram_channel_write_bytes);
+  }
+}
+
 TEST_CASE("a description's long blocks simulated in parts count what they count whole, on any number of threads") {
   // matmul_naive at n=256: 256 blocks (one wave on the H100) of 8 warps of 2 x 256 loads and a store, which the
   // simulator takes 256 records a warp at a time.

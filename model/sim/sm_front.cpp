@@ -19,7 +19,8 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_sm(sm),
       m_l2_sets(spec.l2_sets),
       m_slices(static_cast<std::uint64_t>(spec.slices)),
-      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)) {}
+      m_partition(static_cast<std::uint8_t>(sm % spec.partitions)),
+      m_period(std::max<std::uint64_t>(kLineBytes, std::uint64_t{spec.banks} * spec.bank_bytes)) {}
 
 void SmFront::begin_round() {
   m_out = &m_lists.issued(static_cast<std::size_t>(m_sm));
@@ -104,8 +105,16 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   if (r.space == AddressSpace::shared)
     if (const std::optional<BankResult> w = compact_banks(r)) return shared_access(r, *w);
   std::span<const std::uint64_t> a;
-  if ((r.layout & kCompactDense) == kCompactDense &&
-      (r.space == AddressSpace::global || r.space == AddressSpace::texture) && r.kind != AccessKind::bulk_copy) {
+  m_shape = nullptr;
+  const bool global =
+      (r.space == AddressSpace::global || r.space == AddressSpace::texture) && r.kind != AccessKind::bulk_copy;
+  constexpr std::uint8_t kRunsForm = kLayoutCompact | kLayoutRuns;
+  if ((r.layout & kRunsForm) == kRunsForm && (global || r.space == AddressSpace::shared))
+    if (RunsShape* shape = runs_shape(b, r)) {
+      if (r.space == AddressSpace::shared) return shared_access(r, shape_banks(*shape, b, r));
+      m_shape = shape;
+    }
+  if (global && ((r.layout & kCompactDense) == kCompactDense || m_shape != nullptr)) {
     const auto [first, last] = b.first_last(r);
     m_ends = {first, last};
     a = {m_ends.data(), m_ends.size()};
@@ -152,6 +161,58 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   return {};
 }
 
+SmFront::RunsShape* SmFront::runs_shape(const BlockTrace& b, const WarpRecord& r) {
+  const LaneRuns x = b.runs(r);
+  constexpr std::uint64_t kFar = std::uint64_t{1} << 32U;
+  if (x.first >= (std::uint64_t{1} << 62U) || x.stride >= kFar || x.step >= kFar) return nullptr;
+  if (m_shapes.empty()) m_shapes.resize(128);
+  const auto offset = static_cast<std::uint32_t>(x.first & (m_period - 1));
+  const std::uint64_t h = (x.stride * 0x9E3779B97F4A7C15ULL) ^ (x.step * 0xC2B2AE3D27D4EB4FULL) ^
+                          ((offset | x.length << 10U | std::uint64_t{r.size} << 16U) * 0x165667B19E3779F9ULL);
+  RunsShape& s = m_shapes[static_cast<std::size_t>(h >> 57U)];  // 128 entries
+  if (s.length != x.length || s.stride != x.stride || s.step != x.step || s.offset != offset || s.size != r.size) {
+    s = RunsShape{};
+    s.stride = x.stride;
+    s.step = x.step;
+    s.offset = offset;
+    s.length = static_cast<std::uint8_t>(x.length);
+    s.size = r.size;
+  }
+  return &s;
+}
+
+const BankResult& SmFront::shape_banks(RunsShape& s, const BlockTrace& b, const WarpRecord& r) {
+  if (!s.banks_known) {
+    s.banks = banks(r, b.lane_addresses(r, m_buffer));
+    s.banks_known = true;
+  }
+  return s.banks;
+}
+
+void SmFront::coalesce_runs(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
+  RunsShape& s = *m_shape;
+  const std::uint64_t base = (a.front() - s.offset) / kLineBytes;  // the period's first line
+  if (s.line_count >= 0) {
+    m_sectors.line_count = s.line_count;
+    m_sectors.count = s.sectors;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s.line_count); ++i)
+      m_sectors.lines[i] = {base + s.line[i], s.mask[i]};
+    return;
+  }
+  coalesce(lanes(r, a), r.size, layout, m_sectors);
+  if (s.line_count == -2) return;
+  if (static_cast<std::size_t>(m_sectors.line_count) > s.line.size()) {
+    s.line_count = -2;
+    return;
+  }
+  s.line_count = static_cast<std::int8_t>(m_sectors.line_count);
+  s.sectors = static_cast<std::uint8_t>(m_sectors.count);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(s.line_count); ++i) {
+    s.line[i] = static_cast<std::uint32_t>(m_sectors.lines[i].line - base);
+    s.mask[i] = static_cast<std::uint8_t>(m_sectors.lines[i].mask);
+  }
+}
+
 std::span<const std::uint64_t> SmFront::lanes(const WarpRecord& r, std::span<const std::uint64_t> a) {
   return m_compact == nullptr ? a : m_compact->lane_addresses(r, m_buffer);
 }
@@ -189,6 +250,8 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
 std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint32_t lines,
                                    std::uint32_t floor) {
   if (lines <= 1 || floor >= lines) return std::max(lines, floor);
+  // (The lanes a bank count only saves work: they are never fewer than the wavefronts.)
+  if (m_shape != nullptr) return std::max(floor, std::min(lines, shape_banks(*m_shape, *m_block, r).wavefronts));
   if (m_compact == nullptr && r.size <= m_spec.bank_bytes && most_lanes_a_bank(a, r.size) <= floor) return floor;
   const std::optional<BankResult> compact = compact_banks(r);
   return std::max(floor, std::min(lines, compact ? compact->wavefronts : banks(r, lanes(r, a)).wavefronts));
@@ -326,7 +389,11 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
     return {lines, 0};
   }
   if ((layout & kLayoutKnown) == 0) layout = lane_layout(a, r.size);
-  coalesce(a, r.size, layout, m_sectors);
+  if (m_shape != nullptr) {
+    coalesce_runs(r, a, layout);
+  } else {
+    coalesce(a, r.size, layout, m_sectors);
+  }
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);
   const auto lines = static_cast<std::uint32_t>(m_sectors.line_count);
   // The data stage reads the L1's banks as shared memory's (data_passes()).

@@ -131,6 +131,35 @@ class alignas(128) SmFront {
   const BlockTrace* m_block = nullptr;    // the block of the record being issued
   const BlockTrace* m_compact = nullptr;  // the same, where the record is compact and dense (see global_access)
   std::array<std::uint64_t, 2> m_ends{};  // its first and last lane's addresses
+  // What a record in runs form (kLayoutRuns: a two-dimensional block's rows) makes of its 32 lanes depends on its
+  // runs and on where its first lane lies in a period of m_period bytes (a line, and a row of every bank: both powers
+  // of two), not on which period: its lines move with the period, its sectors and its banks' words do not.
+  // matmul_naive's warps read two rows of A and of B instruction after instruction, a period on each time, whose
+  // lanes coalescing and the banks walked one by one (a third of its host instructions). A direct-mapped table of
+  // shapes keeps the lines (relative to the period's first line) and the bank result, each worked out the first time
+  // it is needed.
+  struct RunsShape {
+    std::uint64_t stride = 0, step = 0;
+    std::uint32_t offset = 0;  // the first lane's address mod m_period
+    std::uint8_t length = 0;   // 0: an empty entry
+    std::uint8_t size = 0;
+    std::int8_t line_count = -1;  // lines below, -1 not known yet, -2 more than fit
+    std::uint8_t sectors = 0;
+    std::array<std::uint32_t, 8> line{};  // line - the period's first line
+    std::array<std::uint8_t, 8> mask{};
+    bool banks_known = false;
+    BankResult banks;
+  };
+  std::uint64_t m_period;  // max(line, banks x bank width)
+  // The shape of runs-form record `r` of `b`, none where its lanes could wrap past 2^64 (its first address from 2^62,
+  // or a stride or step from 2^32, a negative one included: those take the lane-by-lane way).
+  RunsShape* runs_shape(const BlockTrace& b, const WarpRecord& r);
+  // The shape's bank result (banks()), worked out from `r`'s lanes the first time.
+  const BankResult& shape_banks(RunsShape& s, const BlockTrace& b, const WarpRecord& r);
+  // Coalesces `r` (issued with m_shape set) into m_sectors through its shape.
+  void coalesce_runs(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout);
+  std::vector<RunsShape> m_shapes;  // 128, made the first time a runs-form record comes
+  RunsShape* m_shape = nullptr;     // of the global record being issued, where it is in runs form
   // in_flight()'s reads: direct-mapped by line (a line whose entry another took loses its merges), made at the first
   // .cg load; an SmFront lives for one launch, whose cycles only go up.
   struct InFlight {

@@ -160,6 +160,7 @@ T ChunkDecoder::get_le() {
 void ChunkDecoder::part(BlockTrace& block, const AddressPredictor& predictor, std::uint64_t n) {
   m_pos = 0;
   m_predictor = predictor;
+  m_deltas_set = 0;
   for (std::uint64_t i = 0; i < n; ++i) get_record(block);
   if (!done()) fail(fmt::format("{} bytes left after the part's last record", m_size - m_pos));
 }
@@ -272,6 +273,13 @@ void ChunkDecoder::record(BlockTrace* block) {
       return;
     }
     predicted += static_cast<std::uint64_t>(get_signed());
+    const std::size_t start = m_pos;
+    if (mode == kDelta) {
+      if (const Deltas* d = same_deltas(r.pc, n)) {
+        m_pos += d->bytes;  // the same deltas: they read as they did there
+        return;
+      }
+    }
     for (std::size_t i = 1; i < (mode == kStride ? std::min<std::size_t>(n, 2) : n); ++i) {  // a stride, or deltas
       std::size_t length = 0;
       while (m_pos + length < m_size && length < 10 && m_data[m_pos + length] >= 0x80) ++length;
@@ -285,6 +293,7 @@ void ChunkDecoder::record(BlockTrace* block) {
       }
       m_pos += length + 1;
     }
+    if (mode == kDelta) set_deltas(r.pc, start, n);
   } else {
     // Addresses are decoded in place (no second copy); a strided record's layout (trace.h) follows from its stride.
     if (mode == kStride) {
@@ -296,15 +305,36 @@ void ChunkDecoder::record(BlockTrace* block) {
       predicted = first;
       return;
     }
-    const std::span<std::uint64_t> lanes = block->add_lanes(r, n);
     if (mode == kRaw) {
+      const std::span<std::uint64_t> lanes = block->add_lanes(r, n);
       for (std::uint64_t& a : lanes) a = get_le<std::uint64_t>();
-    } else {
-      lanes[0] = predicted + static_cast<std::uint64_t>(get_signed());
-      for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
+      predicted = lanes[0];
+      block->compact_last_runs();
+      return;
     }
-    predicted = lanes[0];
+    const std::uint64_t first = predicted + static_cast<std::uint64_t>(get_signed());
+    predicted = first;
+    // (A runs' layout does not depend on the size: only one stride, never runs, has lanes a size apart.)
+    if (const Deltas* d = same_deltas(r.pc, n); d != nullptr && d->runs && block->compact_strided) {
+      m_pos += d->bytes;  // the same deltas: they decode as they did there
+      block->add_runs(r, {first, d->stride, d->step, d->length}, d->layout);
+      return;
+    }
+    const std::size_t start = m_pos;
+    const std::span<std::uint64_t> lanes = block->add_lanes(r, n);
+    lanes[0] = first;
+    for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
     block->compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
+    Deltas* d = set_deltas(r.pc, start, n);
+    const WarpRecord& kept = block->records.back();
+    if (d != nullptr && (kept.layout & kLayoutRuns) != 0) {
+      const LaneRuns x = block->runs(kept);
+      d->runs = true;
+      d->layout = static_cast<std::uint8_t>(kept.layout & ~kLayoutFormBits);
+      d->stride = x.stride;
+      d->step = x.step;
+      d->length = static_cast<std::uint8_t>(x.length);
+    }
   }
 }
 

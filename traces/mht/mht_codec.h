@@ -1,5 +1,6 @@
 #pragma once
 // Encoding of the records of one .mht chunk (before zstd), shared by the writer and the reader. See docs/mht-format.md.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -21,10 +22,11 @@ class AddressPredictor {
   [[nodiscard]] const void* bytes() const { return m_last.data(); }
   void set_bytes(const void* p) { std::memcpy(m_last.data(), p, kBytes); }
   void reset() { m_last.fill(0); }
-  std::uint64_t& slot(std::uint32_t pc) { return m_last[(pc >> 2U ^ pc >> 10U) & (kSlots - 1)]; }
+  static constexpr std::uint32_t kSlots = 256;
+  static std::size_t index(std::uint32_t pc) { return (pc >> 2U ^ pc >> 10U) & (kSlots - 1); }
+  std::uint64_t& slot(std::uint32_t pc) { return m_last[index(pc)]; }
 
  private:
-  static constexpr std::uint32_t kSlots = 256;
   std::array<std::uint64_t, kSlots> m_last{};
 };
 
@@ -131,6 +133,51 @@ class ChunkDecoder {
   std::size_t m_pos = 0;
   std::uint32_t m_warps_per_block;
   AddressPredictor m_predictor;
+  // The deltas of the last base+deltas records, by predictor slot (mod kDeltaSlots), where they lie in this chunk,
+  // and, if a block kept one in runs form (BlockTrace::compact_last_runs), its runs. A two-dimensional block's warp
+  // repeats its deltas record after record (matmul_naive's rows), so a record whose delta bytes and lanes are the same
+  // as its slot's reads the same deltas from another first lane: it is skipped without reading its varints, and
+  // decoded without decoding 31 deltas and finding the runs again. Which record's deltas a slot
+  // holds does not matter, only that the bytes repeat. Small: a reader holds a decoder a chunk in flight.
+  struct Deltas {
+    std::uint32_t pos;    // raw chunks are at most 256 MiB
+    std::uint16_t bytes;  // at most 31 deltas of 10 bytes
+    std::uint8_t lanes;
+    bool runs;            // the fields below hold
+    std::uint8_t layout;  // lane_layout() of the lanes
+    std::uint8_t length;
+    std::uint64_t stride, step;
+  };
+  static constexpr std::size_t kDeltaSlots = 32;
+  // The deltas of `pc`'s slot if set and the next bytes repeat them for a record of `lanes` lanes, else null.
+  const Deltas* same_deltas(std::uint32_t pc, std::size_t lanes) const {
+    const std::size_t slot = AddressPredictor::index(pc) % kDeltaSlots;
+    if ((m_deltas_set >> slot & 1U) == 0) return nullptr;
+    const Deltas& d = m_deltas[slot];
+    if (d.lanes != lanes || m_size - m_pos < d.bytes || std::memcmp(m_data + m_pos, m_data + d.pos, d.bytes) != 0)
+      return nullptr;
+    return &d;
+  }
+  // Notes the deltas read from `start` to here for a record of `lanes` lanes at `pc` (none of runs); null where they
+  // do not fit a Deltas.
+  Deltas* set_deltas(std::uint32_t pc, std::size_t start, std::size_t lanes) {
+    const std::size_t slot = AddressPredictor::index(pc) % kDeltaSlots;
+    m_deltas_set &= ~(std::uint32_t{1} << slot);
+    if (m_pos - start > 0xFFFF || start > 0xFFFFFFFFU || lanes > kWarpSize) return nullptr;
+    m_deltas_set |= std::uint32_t{1} << slot;
+    Deltas& d = m_deltas[slot];
+    d = {static_cast<std::uint32_t>(start),
+         static_cast<std::uint16_t>(m_pos - start),
+         static_cast<std::uint8_t>(lanes),
+         false,
+         0,
+         0,
+         0,
+         0};
+    return &d;
+  }
+  std::array<Deltas, kDeltaSlots> m_deltas;  // not initialized: read where set only
+  std::uint32_t m_deltas_set = 0;            // a bit a slot
 };
 
 }  // namespace memhier::mht
