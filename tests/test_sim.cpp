@@ -395,6 +395,84 @@ body:
   CHECK(even.dram_read_bytes == 256);
 }
 
+TEST_CASE("16-byte stores a line apart: four complete a fetch granule in L2, two leave it to be fetched") {
+  // One warp stores 16 bytes a lane, each lane in a line of its own (a scatter of whole words): first the first
+  // halves of sectors 0 and 1 of 32 lines, then (both = 1) their second halves; then it reads sector 0 back through
+  // L2 (a far read asks its home slice for the whole 64-byte granule, sectors 0 and 1). With every half written the
+  // granules are whole: the read fetches nothing. With the first halves alone all 64 sectors are partly written: the
+  // read fetches the 32 granules (2048 bytes).
+  const std::string yaml = R"(kernel: quarters
+params: {both: 1}
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  y: {element: 16, length: 256}
+body:
+  - store: y[8 * threadIdx.x]
+  - store: y[8 * threadIdx.x + 2]
+  - if: both == 1
+    then:
+      - store: y[8 * threadIdx.x + 1]
+      - store: y[8 * threadIdx.x + 3]
+  - load: y[8 * threadIdx.x]
+    hint: cg
+)";
+  const SimCounters both = run(h100(), yaml);
+  CHECK(both.global_st_sectors == 128);
+  CHECK(both.dram_read_bytes == 0);
+  const SimCounters halves = run(h100(), yaml, {{"both", "0"}});
+  CHECK(halves.global_st_sectors == 64);
+  CHECK(halves.dram_read_bytes == 2048);
+}
+
+TEST_CASE("4-byte stores 2 bytes off their words write no word whole, the odd words written whole beside them") {
+  // One warp stores 4 bytes a lane 8 bytes apart from byte 2 of a line (each lane half of an even word and half of an
+  // odd one), then from byte 4 (the odd words, whole): no store writes an even word whole, so every sector of the two
+  // lines stays partly written, and a .cg read of their 8 sectors fetches the 4 granules (256 bytes).
+  class Source final : public TraceSource {
+   public:
+    bool next_kernel(KernelLaunch& k) override {
+      if (m_kernel) return false;
+      m_kernel = true;
+      k = {};
+      k.name = "halves_of_words";
+      k.grid = {1, 1, 1};
+      k.block = {32, 1, 1};
+      return true;
+    }
+    bool next_block(BlockTrace& b) override {
+      if (m_block) return false;
+      m_block = true;
+      b.clear();
+      b.begin_warp();
+      constexpr std::uint64_t base = 0x7f0000010000ULL;
+      WarpRecord st;
+      st.kind = AccessKind::store;
+      st.active_mask = 0xFFFFFFFFU;
+      std::array<std::uint64_t, 32> a{};
+      for (const std::uint64_t from : {2ULL, 4ULL}) {
+        st.pc = static_cast<std::uint32_t>(from * 16);
+        for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + from + 8 * l;
+        b.add(st, a);
+      }
+      WarpRecord ld;
+      ld.pc = 0x200;
+      ld.hint = CacheHint::cg;
+      ld.active_mask = 0xFFFFFFFFU;
+      for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + 8 * l;
+      b.add(ld, a);
+      return true;
+    }
+
+   private:
+    bool m_kernel = false, m_block = false;
+  };
+  Source src;
+  const auto result = simulate(h100(), src, {});
+  REQUIRE(result.size() == 1);
+  CHECK(result[0].counters.global_st_sectors == 8 + 8);  // bytes 2-253 and 4-255
+  CHECK(result[0].counters.dram_read_bytes == 256);
+}
+
 TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; SMs of other TPCs each go") {
   // validate/probe/shared_reads: 264 blocks each read a 64 KiB chunk, 2048 sectors, with no L1 reuse. Blocks b go
   // to SM b mod 132, so blocks 2j and 2j + 1 run on SMs 2t and 2t + 1 (a TPC) in step: one of each pair's requests

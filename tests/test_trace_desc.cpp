@@ -867,6 +867,34 @@ TEST_CASE("lane runs: the longest length that fits, none for one stride, a gathe
   for (unsigned l = 0; l < kWarpSize; ++l) gather[l] = 0x1000 + (l * l * 37) % 4096 * 4;
   CHECK(!find_lane_runs(gather));
   CHECK(!find_lane_runs(std::span<const std::uint64_t>(gather.data(), 16)));  // a partial warp
+  // A lane off its run anywhere (each lane in turn, in each run length): no runs of that length.
+  for (const unsigned length : {2U, 4U, 8U, 16U})
+    for (unsigned l = 1; l < kWarpSize; ++l) {
+      auto off = lanes(length, 8, 1000);
+      off[l] += 4;
+      const auto x = find_lane_runs(off);
+      CHECK((!x || x->length != length));
+    }
+}
+
+TEST_CASE("runs_layout gives what lane_layout finds in the lanes written out") {
+  // Dense (every lane at most 32 bytes above the one before) and gapless (exactly a size above) from the distances
+  // within a run and across runs, for every run length, strides and steps on both sides of each edge, negative ones
+  // included, and every size.
+  const std::uint64_t down = static_cast<std::uint64_t>(-64);
+  for (const unsigned length : {2U, 4U, 8U, 16U})
+    for (const std::uint64_t stride : std::array<std::uint64_t, 9>{0, 1, 2, 4, 8, 16, 32, 33, 128})
+      for (const std::uint64_t across : std::array<std::uint64_t, 9>{0, 1, 4, 8, 16, 32, 33, 1000, down})
+        for (const unsigned size : {1U, 2U, 4U, 8U, 16U}) {
+          CAPTURE(length);
+          CAPTURE(stride);
+          CAPTURE(across);
+          CAPTURE(size);
+          const LaneRuns x{0x7f0000001000ULL, stride, across + (length - 1) * stride, length};
+          std::array<std::uint64_t, kWarpSize> a{};
+          fill_runs(a, x);
+          CHECK(runs_layout(x, size) == lane_layout(a, size));
+        }
 }
 
 namespace {

@@ -333,6 +333,26 @@ void SmFront::written_words(std::span<const std::uint64_t> a, unsigned size, boo
     }
     return;
   }
+  // Lanes of whole words (4-aligned, a multiple of 4 bytes, within one line: a column's stores, a scatter of floats)
+  // write exactly their words, whose bits are set directly (the byte masks below and the words found whole in them
+  // cost transpose_naive's simulation 7% of its host instructions); a lane that is not sends the store the long way.
+  if (size % 4 == 0) {
+    std::fill_n(m_words.begin(), n, 0U);
+    const std::uint32_t lane_words = (std::uint32_t{1} << (size / 4)) - 1;  // size <= 16
+    std::size_t at_line = 0;
+    bool whole = true;
+    for (const std::uint64_t x : a) {
+      if (x % 4 != 0 || x % kLineBytes + size > kLineBytes) {
+        whole = false;
+        break;
+      }
+      const std::uint64_t line = x / kLineBytes;
+      if (lines[at_line].line > line) at_line = 0;
+      while (lines[at_line].line < line) ++at_line;  // the coalescer listed every line a lane touches: it is found
+      m_words[at_line] |= lane_words << (x % kLineBytes / 4);
+    }
+    if (whole) return;
+  }
   // Else the bytes each lane writes, in one pass over the lanes: bit b of bytes[i][b / 64] is byte b of line i. A lane
   // (at most 16 bytes) covers part of one line or of two; the coalescer listed every line a lane touches.
   std::array<std::array<std::uint64_t, 2>, std::tuple_size_v<decltype(m_sectors.lines)>> bytes;
