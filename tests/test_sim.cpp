@@ -1609,6 +1609,120 @@ TEST_CASE("records in runs form count what their lanes written out count") {
   }
 }
 
+namespace {
+
+// A launch of 264 blocks of 4 warps, each warp 64 records of lanes a stride apart, full and partial warps: columns
+// (strides of whole lines, 128 bytes to 64 KiB, each lane in a line of its own at any place, some across a line's
+// end), loads (through L1, .cg), stores, atomics, shared loads, sizes 1 to 16, a negative stride. `compact`: each
+// record as a decoder gives it (add_strided: first lane and stride), else every lane written out (no form known).
+class StridedSource final : public TraceSource {
+ public:
+  explicit StridedSource(bool compact) : m_compact(compact) {}
+  bool next_kernel(KernelLaunch& k) override {
+    if (m_kernel) return false;
+    m_kernel = true;
+    k = {};
+    k.name = "columns";
+    k.grid = {264, 1, 1};
+    k.block = {128, 1, 1};
+    k.registers_per_thread = 32;
+    k.static_shared_bytes = 49152;
+    return true;
+  }
+  bool next_block(BlockTrace& b) override {
+    if (m_next == 264) return false;
+    const std::uint64_t bx = m_next++;
+    b.clear();
+    b.index = {static_cast<std::uint32_t>(bx), 0, 0};
+    struct Shape {
+      AddressSpace space;
+      AccessKind kind;
+      CacheHint hint;
+      std::uint8_t size;
+      std::uint64_t stride;
+    };
+    const std::array<Shape, 10> shapes{{
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4096},  // softmax_naive's column
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 8192},
+        {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 128},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 256},
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 2, 384},
+        {AddressSpace::global, AccessKind::atomic, CacheHint::none, 4, 65536},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 1, 1152},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, ~std::uint64_t{4095}},  // up the column
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 128},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 136},  // not whole lines: 2 words a bank
+    }};
+    for (std::uint64_t w = 0; w < 4; ++w) {
+      b.begin_warp();
+      for (std::uint64_t i = 0; i < 64; ++i) {
+        const std::uint64_t pick = bx * 7 + w * 3 + i;
+        const Shape& s = shapes[pick % shapes.size()];
+        WarpRecord r;
+        r.pc = static_cast<std::uint32_t>(16 * (pick % shapes.size()));
+        r.active_mask = pick % 5 == 0 ? 0x00FF00FFU : pick % 7 == 0 ? 0x7FFFFFFEU : 0xFFFFFFFFU;
+        r.space = s.space;
+        r.kind = s.kind;
+        r.hint = s.hint;
+        r.size = s.size;
+        const std::uint64_t at = s.space == AddressSpace::shared ? 0 : 0x7f0000000000ULL + 0x4000000 * (pick % 4);
+        // Any place in a line, a size apart; every ninth half a size before a line's end, running across it, and
+        // every ninth after them half a size before a sector's end, running into the next sector.
+        std::uint64_t first = at + 0x20000 + (bx * 13 + w * 5 + i) * 4 % 8192 / s.size * s.size;
+        if (i % 9 == 0 && s.size > 1) first = first / 128 * 128 + 128 - s.size / 2;
+        if (i % 9 == 4 && s.size > 1) first = first / 128 * 128 + 64 - s.size / 2;
+        const auto n = static_cast<std::size_t>(std::popcount(r.active_mask));
+        std::array<std::uint64_t, kWarpSize> a{};
+        for (std::size_t l = 0; l < n; ++l) a[l] = first + l * s.stride;
+        const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (s.stride <= 32 ? kLayoutDense : 0) |
+                                                      (n == 1 || s.stride == s.size ? kLayoutGapless : 0));
+        if (m_compact) {
+          b.add_strided(r, n, first, s.stride, layout);
+        } else {
+          b.add(r, {a.data(), n});
+        }
+        m_compact_records += (b.records.back().layout & kLayoutCompact) != 0 ? 1 : 0;
+      }
+    }
+    return true;
+  }
+  std::uint64_t m_compact_records = 0;
+
+ private:
+  bool m_compact;
+  bool m_kernel = false;
+  std::uint64_t m_next = 0;
+};
+
+}  // namespace
+
+TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
+  // The simulator takes a compact record whose stride is whole lines as lines directly (SmFront::column_lines) and a
+  // compact record's banks in closed form first: every counter must be what the lanes give one by one.
+  StridedSource lanes(false);
+  const std::vector<KernelSim> want = simulate(h100(), lanes, {});
+  CHECK(lanes.m_compact_records == 0);
+  REQUIRE(want.size() == 1);
+  CHECK(want[0].counters.global_ld_requests > 0);
+  CHECK(want[0].counters.l1_sector_hits > 0);
+  CHECK(want[0].counters.l1_ld_wavefronts > 0);
+  for (const int threads : {1, 3}) {
+    CAPTURE(threads);
+    StridedSource compact(true);
+    SimOptions opt;
+    opt.threads = threads;
+    const std::vector<KernelSim> got = simulate(h100(), compact, opt);
+    CHECK(compact.m_compact_records == 264 * 4 * 64);
+    REQUIRE(got.size() == 1);
+    for (const SimCounterInfo& i : sim_counter_table()) {
+      CAPTURE(i.name);
+      CHECK(got[0].counters.*i.field == want[0].counters.*i.field);
+    }
+    CHECK(got[0].dram_channel_read_bytes == want[0].dram_channel_read_bytes);
+    CHECK(got[0].dram_channel_write_bytes == want[0].dram_channel_write_bytes);
+  }
+}
+
 TEST_CASE("a description's long blocks simulated in parts count what they count whole, on any number of threads") {
   // matmul_naive at n=256: 256 blocks (one wave on the H100) of 8 warps of 2 x 256 loads and a store, which the
   // simulator takes 256 records a warp at a time.
