@@ -137,8 +137,8 @@ class ChunkDecoder {
   // and, if a block kept one in runs form (BlockTrace::compact_last_runs), its runs. A two-dimensional block's warp
   // repeats its deltas record after record (matmul_naive's rows), so a record whose delta bytes and lanes are the same
   // as its slot's reads the same deltas from another first lane: it is skipped without reading its varints, and
-  // decoded without decoding 31 deltas and finding the runs again. Which record's deltas a slot
-  // holds does not matter, only that the bytes repeat. Small: a reader holds a decoder a chunk in flight.
+  // decoded without decoding 31 deltas and finding the runs again. Which record's deltas a slot holds does not
+  // matter, only that the bytes repeat. Small: a reader holds a decoder a chunk in flight.
   struct Deltas {
     std::uint32_t pos;    // raw chunks are at most 256 MiB
     std::uint16_t bytes;  // at most 31 deltas of 10 bytes
