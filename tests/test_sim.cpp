@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -60,6 +61,35 @@ body:
 )",
                      n, set_aside);
 }
+
+// A launch of one block of `threads` threads, whose records `fill` writes into the block (cleared, no warp opened).
+class OneBlock final : public TraceSource {
+ public:
+  OneBlock(std::string name, std::uint32_t threads, std::function<void(BlockTrace&)> fill)
+      : m_name(std::move(name)), m_threads(threads), m_fill(std::move(fill)) {}
+  bool next_kernel(KernelLaunch& k) override {
+    if (m_kernel) return false;
+    m_kernel = true;
+    k = {};
+    k.name = m_name;
+    k.grid = {1, 1, 1};
+    k.block = {m_threads, 1, 1};
+    return true;
+  }
+  bool next_block(BlockTrace& b) override {
+    if (m_block) return false;
+    m_block = true;
+    b.clear();
+    m_fill(b);
+    return true;
+  }
+
+ private:
+  std::string m_name;
+  std::uint32_t m_threads;
+  std::function<void(BlockTrace&)> m_fill;
+  bool m_kernel = false, m_block = false;
+};
 
 SimCounters run_example(const std::string& name, const std::vector<ParamOverride>& sets, SimOptions opt = {}) {
   auto src =
@@ -370,103 +400,93 @@ body:
   CHECK(later.dram_read_bytes == 128);
 }
 
-TEST_CASE("stores of every other word: two of them complete each sector in L2, one leaves it to be fetched") {
-  // One warp stores floats 8 bytes apart (a strided record, dense but with gaps: its lanes' words are found lane by
-  // lane), first the even words of 2 lines, then (odd = 1) the odd ones; then it reads the 8 sectors back through L2.
-  // Both stores together write every word: the sectors are complete in L2 and the read fetches nothing. The even
-  // words alone leave all 8 sectors partly written: the read fetches their 4 granules (256 bytes).
-  const std::string yaml = R"(kernel: halves
-params: {odd: 1}
-launch: {grid: 1, block: 32, registers: 16}
+TEST_CASE("stores of part of each sector: together they complete it in L2, a part alone leaves it to be fetched") {
+  // One warp stores parts of sectors, then (all = 1) the other parts, then reads the sectors back through L2 (.cg).
+  // With every part written the sectors are whole in L2 and the read fetches nothing; with the first parts alone every
+  // sector is partly written and the read fetches its granule.
+  // - Floats 8 bytes apart (a strided record, dense but with gaps: its lanes' words are found lane by lane), the even
+  //   words of 2 lines, then the odd ones: 8 sectors, the read fetching their 4 granules (256 bytes).
+  // - 16 bytes a lane, each lane in a line of its own (a scatter of whole words), the first halves of sectors 0 and 1
+  //   of 32 lines, then their second halves; the read of sector 0 asks for the whole 64-byte granule (a far read
+  //   does at its home slice): 32 granules (2048 bytes).
+  struct Case {
+    const char* what;
+    const char* array;                       // element and length
+    std::vector<std::string> first, second;  // the stores' indices
+    const char* load;
+    std::uint64_t stored_all, stored_first, fetched;
+  };
+  const std::array<Case, 2> cases{{
+      {"floats",
+       "{element: 4, length: 64}",
+       {"2 * threadIdx.x"},
+       {"2 * threadIdx.x + 1"},
+       "2 * threadIdx.x",
+       16,
+       8,
+       256},
+      {"16-byte lanes",
+       "{element: 16, length: 256}",
+       {"8 * threadIdx.x", "8 * threadIdx.x + 2"},
+       {"8 * threadIdx.x + 1", "8 * threadIdx.x + 3"},
+       "8 * threadIdx.x",
+       128,
+       64,
+       2048},
+  }};
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    auto stores = [](const std::vector<std::string>& indices) {
+      std::string body;
+      for (const std::string& i : indices) body += fmt::format("      - store: x[{}]\n", i);
+      return body;
+    };
+    const std::string yaml = fmt::format(R"(kernel: parts
+params: {{all: 1}}
+launch: {{grid: 1, block: 32, registers: 16}}
 arrays:
-  x: {element: 4, length: 64}
+  x: {}
 body:
-  - store: x[2 * threadIdx.x]
-  - if: odd == 1
+  - if: 1 == 1
     then:
-      - store: x[2 * threadIdx.x + 1]
-  - load: x[2 * threadIdx.x]
-    hint: cg
-)";
-  const SimCounters both = run(h100(), yaml);
-  CHECK(both.global_st_sectors == 16);
-  CHECK(both.dram_read_bytes == 0);
-  const SimCounters even = run(h100(), yaml, {{"odd", "0"}});
-  CHECK(even.dram_read_bytes == 256);
-}
-
-TEST_CASE("16-byte stores a line apart: four complete a fetch granule in L2, two leave it to be fetched") {
-  // One warp stores 16 bytes a lane, each lane in a line of its own (a scatter of whole words): first the first
-  // halves of sectors 0 and 1 of 32 lines, then (both = 1) their second halves; then it reads sector 0 back through
-  // L2 (a far read asks its home slice for the whole 64-byte granule, sectors 0 and 1). With every half written the
-  // granules are whole: the read fetches nothing. With the first halves alone all 64 sectors are partly written: the
-  // read fetches the 32 granules (2048 bytes).
-  const std::string yaml = R"(kernel: quarters
-params: {both: 1}
-launch: {grid: 1, block: 32, registers: 16}
-arrays:
-  y: {element: 16, length: 256}
-body:
-  - store: y[8 * threadIdx.x]
-  - store: y[8 * threadIdx.x + 2]
-  - if: both == 1
+{}  - if: all == 1
     then:
-      - store: y[8 * threadIdx.x + 1]
-      - store: y[8 * threadIdx.x + 3]
-  - load: y[8 * threadIdx.x]
+{}  - load: x[{}]
     hint: cg
-)";
-  const SimCounters both = run(h100(), yaml);
-  CHECK(both.global_st_sectors == 128);
-  CHECK(both.dram_read_bytes == 0);
-  const SimCounters halves = run(h100(), yaml, {{"both", "0"}});
-  CHECK(halves.global_st_sectors == 64);
-  CHECK(halves.dram_read_bytes == 2048);
+)",
+                                         c.array, stores(c.first), stores(c.second), c.load);
+    const SimCounters all = run(h100(), yaml);
+    CHECK(all.global_st_sectors == c.stored_all);
+    CHECK(all.dram_read_bytes == 0);
+    const SimCounters part = run(h100(), yaml, {{"all", "0"}});
+    CHECK(part.global_st_sectors == c.stored_first);
+    CHECK(part.dram_read_bytes == c.fetched);
+  }
 }
 
 TEST_CASE("4-byte stores 2 bytes off their words write no word whole, the odd words written whole beside them") {
   // One warp stores 4 bytes a lane 8 bytes apart from byte 2 of a line (each lane half of an even word and half of an
   // odd one), then from byte 4 (the odd words, whole): no store writes an even word whole, so every sector of the two
   // lines stays partly written, and a .cg read of their 8 sectors fetches the 4 granules (256 bytes).
-  class Source final : public TraceSource {
-   public:
-    bool next_kernel(KernelLaunch& k) override {
-      if (m_kernel) return false;
-      m_kernel = true;
-      k = {};
-      k.name = "halves_of_words";
-      k.grid = {1, 1, 1};
-      k.block = {32, 1, 1};
-      return true;
+  OneBlock src("halves_of_words", 32, [](BlockTrace& b) {
+    b.begin_warp();
+    constexpr std::uint64_t base = 0x7f0000010000ULL;
+    WarpRecord st;
+    st.kind = AccessKind::store;
+    st.active_mask = 0xFFFFFFFFU;
+    std::array<std::uint64_t, 32> a{};
+    for (const std::uint64_t from : {2ULL, 4ULL}) {
+      st.pc = static_cast<std::uint32_t>(from * 16);
+      for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + from + 8 * l;
+      b.add(st, a);
     }
-    bool next_block(BlockTrace& b) override {
-      if (m_block) return false;
-      m_block = true;
-      b.clear();
-      b.begin_warp();
-      constexpr std::uint64_t base = 0x7f0000010000ULL;
-      WarpRecord st;
-      st.kind = AccessKind::store;
-      st.active_mask = 0xFFFFFFFFU;
-      std::array<std::uint64_t, 32> a{};
-      for (const std::uint64_t from : {2ULL, 4ULL}) {
-        st.pc = static_cast<std::uint32_t>(from * 16);
-        for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + from + 8 * l;
-        b.add(st, a);
-      }
-      WarpRecord ld;
-      ld.pc = 0x200;
-      ld.hint = CacheHint::cg;
-      ld.active_mask = 0xFFFFFFFFU;
-      for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + 8 * l;
-      b.add(ld, a);
-      return true;
-    }
-
-   private:
-    bool m_kernel = false, m_block = false;
-  };
-  Source src;
+    WarpRecord ld;
+    ld.pc = 0x200;
+    ld.hint = CacheHint::cg;
+    ld.active_mask = 0xFFFFFFFFU;
+    for (std::uint64_t l = 0; l < 32; ++l) a[l] = base + 8 * l;
+    b.add(ld, a);
+  });
   const auto result = simulate(h100(), src, {});
   REQUIRE(result.size() == 1);
   CHECK(result[0].counters.global_st_sectors == 8 + 8);  // bytes 2-253 and 4-255
@@ -630,44 +650,24 @@ TEST_CASE("a memory record with no active lane is counted as an instruction and 
   // A predicated-off instruction (descriptions' `predicated: true`, .mht records with mask 0). Warp 0: a full-warp
   // load and store; warp 1: one empty load, whose (empty) addresses start at the end of the block's pool. Warp 1's
   // record is looked at while warp 0 issues.
-  class Source final : public TraceSource {
-   public:
-    bool next_kernel(KernelLaunch& k) override {
-      if (m_kernel) return false;
-      m_kernel = true;
-      k = {};
-      k.name = "empty_mask";
-      k.grid = {1, 1, 1};
-      k.block = {64, 1, 1};
-      return true;
-    }
-    bool next_block(BlockTrace& b) override {
-      if (m_block) return false;
-      m_block = true;
-      b.clear();
-      std::array<std::uint64_t, 32> a{};
-      for (std::uint64_t l = 0; l < 32; ++l) a[l] = 0x10000 + 4 * l;
-      WarpRecord r;
-      r.active_mask = 0xFFFFFFFFU;
-      b.begin_warp();
-      b.add(r, a);
-      WarpRecord st = r;
-      st.pc = 32;
-      st.kind = AccessKind::store;
-      b.add(st, a);
-      b.begin_warp();
-      WarpRecord empty;
-      empty.pc = 16;
-      empty.active_mask = 0;
-      b.add(empty, {});
-      b.addresses.shrink_to_fit();
-      return true;
-    }
-
-   private:
-    bool m_kernel = false, m_block = false;
-  };
-  Source src;
+  OneBlock src("empty_mask", 64, [](BlockTrace& b) {
+    std::array<std::uint64_t, 32> a{};
+    for (std::uint64_t l = 0; l < 32; ++l) a[l] = 0x10000 + 4 * l;
+    WarpRecord r;
+    r.active_mask = 0xFFFFFFFFU;
+    b.begin_warp();
+    b.add(r, a);
+    WarpRecord st = r;
+    st.pc = 32;
+    st.kind = AccessKind::store;
+    b.add(st, a);
+    b.begin_warp();
+    WarpRecord empty;
+    empty.pc = 16;
+    empty.active_mask = 0;
+    b.add(empty, {});
+    b.addresses.shrink_to_fit();
+  });
   const auto result = simulate(h100(), src, {});
   REQUIRE(result.size() == 1);
   const SimCounters& c = result[0].counters;
@@ -1495,134 +1495,16 @@ class WholeBlocks final : public TraceSource {
 
 namespace {
 
-// A launch of 264 blocks of 4 warps (two waves on the H100), each warp 64 records whose 32 lanes form runs (a
-// two-dimensional block's thread rows): loads (through L1, .cg, atomics), stores and shared accesses of 1 to 16
-// bytes, rows of 2 to 16 lanes at strides 0 to 132 bytes, at first addresses all over a line and a bank row, some
-// misaligned, with negative steps and from 2^62 (which the simulator takes lane by lane) among them. `runs`: each
-// record in runs form (compact_last_runs, as a decoder gives it), else every lane written out (no form known).
-class RunsSource final : public TraceSource {
+// A launch of 264 blocks of 4 warps (two waves on the H100), each warp 64 records made by add(); `compact`: each record
+// as a decoder gives it (first lane and stride, or runs), else every lane written out (no form known).
+class ShapesSource : public TraceSource {
  public:
-  explicit RunsSource(bool runs) : m_runs(runs) {}
+  explicit ShapesSource(bool compact) : m_compact(compact) {}
   bool next_kernel(KernelLaunch& k) override {
     if (m_kernel) return false;
     m_kernel = true;
     k = {};
-    k.name = "runs";
-    k.grid = {264, 1, 1};
-    k.block = {128, 1, 1};
-    k.registers_per_thread = 32;
-    k.static_shared_bytes = 16384;
-    return true;
-  }
-  bool next_block(BlockTrace& b) override {
-    if (m_next == 264) return false;
-    const std::uint64_t bx = m_next++;
-    b.clear();
-    b.index = {static_cast<std::uint32_t>(bx), 0, 0};
-    struct Shape {
-      AddressSpace space;
-      AccessKind kind;
-      CacheHint hint;
-      std::uint8_t size;
-      unsigned length;
-      std::uint64_t stride, step, at;  // `at`: the region's first address
-    };
-    constexpr std::uint64_t g = 0x7f0000000000ULL;
-    const std::array<Shape, 17> shapes{{
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 0, 1024, g},          // A[row][k]
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 0, g + 0x100000},  // B[k][col]
-        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 16, 4, 2048, g + 0x200000},
-        {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 8, 8, 4096, g + 0x300000},
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 4, 16, 256, g + 0x400000},
-        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 2, 4, 132, g + 0x500000},
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 68, g + 0x600000},  // dense rows
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 2, 16, 2, 256, g + 0x700000},
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 1, 16, 1, 512, g + 0x800000},
-        {AddressSpace::global, AccessKind::atomic, CacheHint::none, 4, 16, 4, 0, g + 0x900000},
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 8, 16, 4, 0, g + 0x980000},  // B's runs, 8 bytes
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, ~std::uint64_t{1023}, g + 0xA00000},
-        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 1024, std::uint64_t{1} << 62U},
-        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 16, 0, 132, 0},  // As[ty][k], padded
-        {AddressSpace::shared, AccessKind::store, CacheHint::none, 4, 16, 4, 128, 4096},
-        {AddressSpace::shared, AccessKind::load, CacheHint::none, 8, 8, 8, 520, 8192},
-        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 8, 128, 4, 0},  // columns
-    }};
-    for (std::uint64_t w = 0; w < 4; ++w) {
-      b.begin_warp();
-      for (std::uint64_t i = 0; i < 64; ++i) {
-        const Shape& s = shapes[(bx * 5 + w * 3 + i) % shapes.size()];
-        WarpRecord r;
-        r.pc = static_cast<std::uint32_t>(16 * ((bx + w + i) % shapes.size()));
-        r.active_mask = 0xFFFFFFFFU;
-        r.space = s.space;
-        r.kind = s.kind;
-        r.hint = s.hint;
-        r.size = s.size;
-        // Places within 64 KiB (L1 and L2 hits), a size apart, a third of the 4-byte ones 2 bytes off.
-        std::uint64_t first =
-            s.at + (bx * 37 + w * 11 + i * 5) % (s.space == AddressSpace::shared ? 64 : 4096) * s.size;
-        if (s.size == 4 && s.space == AddressSpace::global && i % 3 == 0) first += 2;
-        std::array<std::uint64_t, kWarpSize> a{};
-        for (unsigned l = 0; l < kWarpSize; ++l) a[l] = first + (l % s.length) * s.stride + (l / s.length) * s.step;
-        b.add(r, a);
-        if (m_runs) b.compact_last_runs();
-        m_in_runs += (b.records.back().layout & kLayoutRuns) != 0 ? 1 : 0;
-      }
-    }
-    return true;
-  }
-  std::uint64_t m_in_runs = 0;  // records the blocks hold in runs form
-
- private:
-  bool m_runs;
-  bool m_kernel = false;
-  std::uint64_t m_next = 0;
-};
-
-}  // namespace
-
-TEST_CASE("records in runs form count what their lanes written out count") {
-  // The simulator takes a runs-form record's lines and banks from the last record of the same runs at the same place
-  // in a line and a bank row (SmFront::RunsShape): every counter must be what the lanes give one by one.
-  RunsSource lanes(false);
-  const std::vector<KernelSim> want = simulate(h100(), lanes, {});
-  CHECK(lanes.m_in_runs == 0);
-  REQUIRE(want.size() == 1);
-  CHECK(want[0].counters.global_ld_requests > 0);
-  CHECK(want[0].counters.shared_ld_bank_conflicts > 0);
-  CHECK(want[0].counters.l1_sector_hits > 0);
-  for (const int threads : {1, 3}) {
-    CAPTURE(threads);
-    RunsSource runs(true);
-    SimOptions opt;
-    opt.threads = threads;
-    const std::vector<KernelSim> got = simulate(h100(), runs, opt);
-    CHECK(runs.m_in_runs == 264 * 4 * 64);
-    REQUIRE(got.size() == 1);
-    for (const SimCounterInfo& i : sim_counter_table()) {
-      CAPTURE(i.name);
-      CHECK(got[0].counters.*i.field == want[0].counters.*i.field);
-    }
-    CHECK(got[0].counters == want[0].counters);
-    CHECK(got[0].dram_channel_read_bytes == want[0].dram_channel_read_bytes);
-    CHECK(got[0].dram_channel_write_bytes == want[0].dram_channel_write_bytes);
-  }
-}
-
-namespace {
-
-// A launch of 264 blocks of 4 warps, each warp 64 records of lanes a stride apart, full and partial warps: columns
-// (strides of whole lines, 128 bytes to 64 KiB, each lane in a line of its own at any place, some across a line's
-// end), loads (through L1, .cg), stores, atomics, shared loads, sizes 1 to 16, a negative stride. `compact`: each
-// record as a decoder gives it (add_strided: first lane and stride), else every lane written out (no form known).
-class StridedSource final : public TraceSource {
- public:
-  explicit StridedSource(bool compact) : m_compact(compact) {}
-  bool next_kernel(KernelLaunch& k) override {
-    if (m_kernel) return false;
-    m_kernel = true;
-    k = {};
-    k.name = "columns";
+    k.name = "shapes";
     k.grid = {264, 1, 1};
     k.block = {128, 1, 1};
     k.registers_per_thread = 32;
@@ -1634,13 +1516,99 @@ class StridedSource final : public TraceSource {
     const std::uint64_t bx = m_next++;
     b.clear();
     b.index = {static_cast<std::uint32_t>(bx), 0, 0};
-    struct Shape {
-      AddressSpace space;
-      AccessKind kind;
-      CacheHint hint;
-      std::uint8_t size;
-      std::uint64_t stride;
-    };
+    for (std::uint64_t w = 0; w < 4; ++w) {
+      b.begin_warp();
+      for (std::uint64_t i = 0; i < 64; ++i) {
+        add(b, bx, w, i);
+        m_compact_records += (b.records.back().layout & kLayoutCompact) != 0 ? 1 : 0;
+      }
+    }
+    return true;
+  }
+  std::uint64_t m_compact_records = 0;  // records the blocks hold compact
+
+ protected:
+  // Lanes `stride` apart, in runs of `length` lanes `step` apart where length is not 0; `at`: the region's first
+  // address.
+  struct Shape {
+    AddressSpace space;
+    AccessKind kind;
+    CacheHint hint;
+    std::uint8_t size;
+    std::uint64_t stride;
+    unsigned length = 0;
+    std::uint64_t step = 0, at = 0;
+  };
+  static WarpRecord record(const Shape& s, std::uint64_t pc, std::uint32_t mask) {
+    WarpRecord r;
+    r.pc = static_cast<std::uint32_t>(pc);
+    r.active_mask = mask;
+    r.space = s.space;
+    r.kind = s.kind;
+    r.hint = s.hint;
+    r.size = s.size;
+    return r;
+  }
+  virtual void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) = 0;
+  bool m_compact;
+
+ private:
+  bool m_kernel = false;
+  std::uint64_t m_next = 0;
+};
+
+// Records whose 32 lanes form runs (a two-dimensional block's thread rows): loads (through L1, .cg, atomics), stores
+// and shared accesses of 1 to 16 bytes, rows of 2 to 16 lanes at strides 0 to 132 bytes, at first addresses all over
+// a line and a bank row, some misaligned, with negative steps and from 2^62 (which the simulator takes lane by lane)
+// among them; compact: in runs form (compact_last_runs).
+class RunsSource final : public ShapesSource {
+ public:
+  using ShapesSource::ShapesSource;
+
+ private:
+  void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
+    constexpr std::uint64_t g = 0x7f0000000000ULL;
+    const std::array<Shape, 17> shapes{{
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 0, 16, 1024, g},          // A[row][k]
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4, 16, 0, g + 0x100000},  // B[k][col]
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 4, 16, 2048, g + 0x200000},
+        {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 8, 8, 4096, g + 0x300000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 16, 4, 256, g + 0x400000},
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 4, 2, 132, g + 0x500000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4, 16, 68, g + 0x600000},  // dense rows
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 2, 2, 16, 256, g + 0x700000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 1, 1, 16, 512, g + 0x800000},
+        {AddressSpace::global, AccessKind::atomic, CacheHint::none, 4, 4, 16, 0, g + 0x900000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 8, 4, 16, 0, g + 0x980000},  // B's runs, 8 bytes
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, ~std::uint64_t{1023}, g + 0xA00000},
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 16, 4, 1024, std::uint64_t{1} << 62U},
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 0, 16, 132, 0},  // As[ty][k], padded
+        {AddressSpace::shared, AccessKind::store, CacheHint::none, 4, 4, 16, 128, 4096},
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 8, 8, 8, 520, 8192},
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 128, 8, 4, 0},  // columns
+    }};
+    const Shape& s = shapes[(bx * 5 + w * 3 + i) % shapes.size()];
+    const WarpRecord r = record(s, 16 * ((bx + w + i) % shapes.size()), 0xFFFFFFFFU);
+    // Places within 64 KiB (L1 and L2 hits), a size apart, a third of the 4-byte ones 2 bytes off.
+    std::uint64_t first = s.at + (bx * 37 + w * 11 + i * 5) % (s.space == AddressSpace::shared ? 64 : 4096) * s.size;
+    if (s.size == 4 && s.space == AddressSpace::global && i % 3 == 0) first += 2;
+    std::array<std::uint64_t, kWarpSize> a{};
+    for (unsigned l = 0; l < kWarpSize; ++l) a[l] = first + (l % s.length) * s.stride + (l / s.length) * s.step;
+    b.add(r, a);
+    if (m_compact) b.compact_last_runs();
+  }
+};
+
+// Records of lanes a stride apart, full and partial warps: columns (strides of whole lines, 128 bytes to 64 KiB, each
+// lane in a line of its own at any place, some across a line's or a sector's end), loads (through L1, .cg), stores,
+// atomics, shared loads, sizes 1 to 16, a negative stride, a stride of 136 bytes; compact: first lane and stride
+// (add_strided).
+class StridedSource final : public ShapesSource {
+ public:
+  using ShapesSource::ShapesSource;
+
+ private:
+  void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
     const std::array<Shape, 10> shapes{{
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4096},  // softmax_naive's column
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 8192},
@@ -1653,74 +1621,80 @@ class StridedSource final : public TraceSource {
         {AddressSpace::shared, AccessKind::load, CacheHint::none, 4, 128},
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 136},  // not whole lines: 2 words a bank
     }};
-    for (std::uint64_t w = 0; w < 4; ++w) {
-      b.begin_warp();
-      for (std::uint64_t i = 0; i < 64; ++i) {
-        const std::uint64_t pick = bx * 7 + w * 3 + i;
-        const Shape& s = shapes[pick % shapes.size()];
-        WarpRecord r;
-        r.pc = static_cast<std::uint32_t>(16 * (pick % shapes.size()));
-        r.active_mask = pick % 5 == 0 ? 0x00FF00FFU : pick % 7 == 0 ? 0x7FFFFFFEU : 0xFFFFFFFFU;
-        r.space = s.space;
-        r.kind = s.kind;
-        r.hint = s.hint;
-        r.size = s.size;
-        const std::uint64_t at = s.space == AddressSpace::shared ? 0 : 0x7f0000000000ULL + 0x4000000 * (pick % 4);
-        // Any place in a line, a size apart; every ninth half a size before a line's end, running across it, and
-        // every ninth after them half a size before a sector's end, running into the next sector.
-        std::uint64_t first = at + 0x20000 + (bx * 13 + w * 5 + i) * 4 % 8192 / s.size * s.size;
-        if (i % 9 == 0 && s.size > 1) first = first / 128 * 128 + 128 - s.size / 2;
-        if (i % 9 == 4 && s.size > 1) first = first / 128 * 128 + 64 - s.size / 2;
-        const auto n = static_cast<std::size_t>(std::popcount(r.active_mask));
-        std::array<std::uint64_t, kWarpSize> a{};
-        for (std::size_t l = 0; l < n; ++l) a[l] = first + l * s.stride;
-        const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (s.stride <= 32 ? kLayoutDense : 0) |
-                                                      (n == 1 || s.stride == s.size ? kLayoutGapless : 0));
-        if (m_compact) {
-          b.add_strided(r, n, first, s.stride, layout);
-        } else {
-          b.add(r, {a.data(), n});
-        }
-        m_compact_records += (b.records.back().layout & kLayoutCompact) != 0 ? 1 : 0;
-      }
+    const std::uint64_t pick = bx * 7 + w * 3 + i;
+    const Shape& s = shapes[pick % shapes.size()];
+    const WarpRecord r = record(s, 16 * (pick % shapes.size()),
+                                pick % 5 == 0   ? 0x00FF00FFU
+                                : pick % 7 == 0 ? 0x7FFFFFFEU
+                                                : 0xFFFFFFFFU);
+    const std::uint64_t at = s.space == AddressSpace::shared ? 0 : 0x7f0000000000ULL + 0x4000000 * (pick % 4);
+    // Any place in a line, a size apart; every ninth half a size before a line's end, running across it, and every
+    // ninth after them half a size before a sector's end, running into the next sector.
+    std::uint64_t first = at + 0x20000 + (bx * 13 + w * 5 + i) * 4 % 8192 / s.size * s.size;
+    if (i % 9 == 0 && s.size > 1) first = first / 128 * 128 + 128 - s.size / 2;
+    if (i % 9 == 4 && s.size > 1) first = first / 128 * 128 + 64 - s.size / 2;
+    const auto n = static_cast<std::size_t>(std::popcount(r.active_mask));
+    std::array<std::uint64_t, kWarpSize> a{};
+    for (std::size_t l = 0; l < n; ++l) a[l] = first + l * s.stride;
+    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (s.stride <= 32 ? kLayoutDense : 0) |
+                                                  (n == 1 || s.stride == s.size ? kLayoutGapless : 0));
+    if (m_compact) {
+      b.add_strided(r, n, first, s.stride, layout);
+    } else {
+      b.add(r, {a.data(), n});
     }
-    return true;
   }
-  std::uint64_t m_compact_records = 0;
-
- private:
-  bool m_compact;
-  bool m_kernel = false;
-  std::uint64_t m_next = 0;
 };
 
-}  // namespace
+// Every counter of `got` is `want`'s, and so are the DRAM bytes of every channel.
+void check_same_counts(const KernelSim& got, const KernelSim& want) {
+  for (const SimCounterInfo& i : sim_counter_table()) {
+    CAPTURE(i.name);
+    CHECK(got.counters.*i.field == want.counters.*i.field);
+  }
+  CHECK(got.dram_channel_read_bytes == want.dram_channel_read_bytes);
+  CHECK(got.dram_channel_write_bytes == want.dram_channel_write_bytes);
+}
 
-TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
-  // The simulator takes a compact record whose stride is whole lines as lines directly (SmFront::column_lines) and a
-  // compact record's banks in closed form first: every counter must be what the lanes give one by one.
-  StridedSource lanes(false);
-  const std::vector<KernelSim> want = simulate(h100(), lanes, {});
-  CHECK(lanes.m_compact_records == 0);
+// Simulates Source's records with their lanes written out, then compact on 1 and 3 threads: every counter and every
+// DRAM channel's bytes the same. Returns the counters.
+template <typename Source>
+SimCounters same_compact_as_written() {
+  Source written(false);
+  const std::vector<KernelSim> want = simulate(h100(), written, {});
+  CHECK(written.m_compact_records == 0);
   REQUIRE(want.size() == 1);
-  CHECK(want[0].counters.global_ld_requests > 0);
-  CHECK(want[0].counters.l1_sector_hits > 0);
-  CHECK(want[0].counters.l1_ld_wavefronts > 0);
   for (const int threads : {1, 3}) {
     CAPTURE(threads);
-    StridedSource compact(true);
+    Source compact(true);
     SimOptions opt;
     opt.threads = threads;
     const std::vector<KernelSim> got = simulate(h100(), compact, opt);
     CHECK(compact.m_compact_records == 264 * 4 * 64);
     REQUIRE(got.size() == 1);
-    for (const SimCounterInfo& i : sim_counter_table()) {
-      CAPTURE(i.name);
-      CHECK(got[0].counters.*i.field == want[0].counters.*i.field);
-    }
-    CHECK(got[0].dram_channel_read_bytes == want[0].dram_channel_read_bytes);
-    CHECK(got[0].dram_channel_write_bytes == want[0].dram_channel_write_bytes);
+    check_same_counts(got[0], want[0]);
   }
+  return want[0].counters;
+}
+
+}  // namespace
+
+TEST_CASE("records in runs form count what their lanes written out count") {
+  // The simulator takes a runs-form record's lines and banks from the last record of the same runs at the same place
+  // in a line and a bank row (SmFront::RunsShape): every counter must be what the lanes give one by one.
+  const SimCounters c = same_compact_as_written<RunsSource>();
+  CHECK(c.global_ld_requests > 0);
+  CHECK(c.shared_ld_bank_conflicts > 0);
+  CHECK(c.l1_sector_hits > 0);
+}
+
+TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
+  // The simulator takes a compact record whose stride is whole lines as lines directly (SmFront::column_lines) and a
+  // compact record's banks in closed form first: every counter must be what the lanes give one by one.
+  const SimCounters c = same_compact_as_written<StridedSource>();
+  CHECK(c.global_ld_requests > 0);
+  CHECK(c.l1_sector_hits > 0);
+  CHECK(c.l1_ld_wavefronts > 0);
 }
 
 TEST_CASE("a description's long blocks simulated in parts count what they count whole, on any number of threads") {
@@ -1740,12 +1714,7 @@ TEST_CASE("a description's long blocks simulated in parts count what they count 
     opt.threads = threads;
     const std::vector<KernelSim> parts = simulate(h100(), *src, opt);
     REQUIRE(parts.size() == 1);
-    for (const SimCounterInfo& i : sim_counter_table()) {
-      CAPTURE(i.name);
-      CHECK(parts[0].counters.*i.field == whole[0].counters.*i.field);
-    }
-    CHECK(parts[0].dram_channel_read_bytes == whole[0].dram_channel_read_bytes);
-    CHECK(parts[0].dram_channel_write_bytes == whole[0].dram_channel_write_bytes);
+    check_same_counts(parts[0], whole[0]);
     CHECK(parts[0].achieved_warps_per_sm == whole[0].achieved_warps_per_sm);
   }
 }
@@ -1770,11 +1739,7 @@ TEST_CASE("a .mht trace's long blocks simulated in parts count what they count w
     opt.threads = threads;
     const std::vector<KernelSim> parts = simulate(h100(), reader, opt);
     REQUIRE(parts.size() == 1);
-    for (const SimCounterInfo& i : sim_counter_table()) {
-      CAPTURE(i.name);
-      CHECK(parts[0].counters.*i.field == whole[0].counters.*i.field);
-    }
-    CHECK(parts[0].dram_channel_read_bytes == whole[0].dram_channel_read_bytes);
+    check_same_counts(parts[0], whole[0]);
   }
 }
 
