@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "../model/sim/coalescer.h"
 #include "../model/sim/warp_scheduler.h"
 #include "../model/smem/bank_model.h"
 #include "memhier/arch_loader.h"
@@ -110,6 +111,39 @@ TEST_CASE("strided float loads: 4, 8, 16, 32, 32 sectors per request for stride 
     CHECK(c.global_ld_sectors == 128U * static_cast<unsigned>(sectors));
     CHECK(c.global_st_sectors == 128 * 4);
   }
+}
+
+TEST_CASE("a column coalesced line by line gives what its lanes written out give, and nothing else is a column") {
+  // Strides of whole lines, every place in a line a size apart and half a size before a sector's end, 1 to 32 lanes:
+  // coalesce_column's lines, masks and sector count are coalesce()'s over the lanes. Strides that are not whole lines,
+  // a lane across a line's end, negative strides and addresses from 2^62 are left to coalesce().
+  constexpr std::uint64_t base = 0x7f0000000000ULL;
+  for (const std::uint64_t stride : {128ULL, 256ULL, 1152ULL, 4096ULL, 65536ULL})
+    for (const unsigned size : {1U, 2U, 4U, 8U, 16U})
+      for (std::uint64_t at = 0; at + size <= 128; at += size / 2 == 0 ? 1 : size / 2)
+        for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{32}}) {
+          CAPTURE(stride);
+          CAPTURE(size);
+          CAPTURE(at);
+          CAPTURE(n);
+          std::array<std::uint64_t, kWarpSize> lanes{};
+          for (std::size_t l = 0; l < n; ++l) lanes[l] = base + at + l * stride;
+          SectorSet want, got;
+          coalesce({lanes.data(), n}, size, kLayoutUnknown, want);
+          REQUIRE(coalesce_column(base + at, stride, n, size, got));
+          CHECK(got.count == want.count);
+          REQUIRE(got.line_count == want.line_count);
+          for (int i = 0; i < got.line_count; ++i) {
+            CHECK(got.lines[static_cast<std::size_t>(i)].line == want.lines[static_cast<std::size_t>(i)].line);
+            CHECK(got.lines[static_cast<std::size_t>(i)].mask == want.lines[static_cast<std::size_t>(i)].mask);
+          }
+        }
+  SectorSet out;
+  CHECK(!coalesce_column(base, 136, 32, 4, out));                     // not whole lines
+  CHECK(!coalesce_column(base, 64, 32, 4, out));                      // two lanes a line
+  CHECK(!coalesce_column(base + 126, 128, 32, 4, out));               // across a line's end
+  CHECK(!coalesce_column(base, ~std::uint64_t{127}, 32, 4, out));     // up the column
+  CHECK(!coalesce_column(std::uint64_t{1} << 62U, 128, 32, 4, out));  // lanes that could wrap
 }
 
 TEST_CASE("float4 coalesced loads: 16 sectors per request; a misaligned warp: 5") {
@@ -1689,7 +1723,7 @@ TEST_CASE("records in runs form count what their lanes written out count") {
 }
 
 TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
-  // The simulator takes a compact record whose stride is whole lines as lines directly (SmFront::column_lines) and a
+  // The simulator takes a compact record whose stride is whole lines as lines directly (coalesce_column) and a
   // compact record's banks in closed form first: every counter must be what the lanes give one by one.
   const SimCounters c = same_compact_as_written<StridedSource>();
   CHECK(c.global_ld_requests > 0);

@@ -71,4 +71,22 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   for (int i = 0; i < out.count; ++i) out.add_sector(out.sector[static_cast<std::size_t>(i)]);
 }
 
+// As coalesce() for `n` lanes `stride` bytes apart from `first` where the stride is whole lines and every lane lies
+// within its line (a column: softmax_naive's rows, transpose_naive's stores): each lane's sectors make a line of their
+// own, without the lanes written out; false, `out` untouched, for any other stride or place (or lanes that could wrap
+// past 2^64: a stride from 2^40, negative ones included, or a first address from 2^62).
+inline bool coalesce_column(std::uint64_t first, std::uint64_t stride, std::size_t n, unsigned size, SectorSet& out) {
+  constexpr std::uint64_t kLine = 128, kSector = 32;
+  if (stride % kLine != 0 || stride == 0 || stride >= (std::uint64_t{1} << 40U) || first >= (std::uint64_t{1} << 62U) ||
+      first % kLine + size > kLine)
+    return false;
+  const std::uint64_t s0 = first / kSector, s1 = (first + size - 1) / kSector;
+  const auto mask = static_cast<std::uint32_t>((0xFU << (s0 & 3U)) & (0xFU >> (3U - (s1 & 3U))));
+  const std::uint64_t line = first / kLine, step = stride / kLine;
+  for (std::size_t l = 0; l < n; ++l) out.lines[l] = {line + l * step, mask};
+  out.line_count = static_cast<int>(n);
+  out.count = static_cast<int>(n * (s1 - s0 + 1));
+  return true;
+}
+
 }  // namespace memhier

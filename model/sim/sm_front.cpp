@@ -213,24 +213,6 @@ void SmFront::coalesce_runs(const WarpRecord& r, std::span<const std::uint64_t> 
   }
 }
 
-bool SmFront::column_lines(const WarpRecord& r) {
-  if (r.space == AddressSpace::local || (r.layout & (kLayoutCompact | kLayoutRuns)) != kLayoutCompact) return false;
-  const std::uint64_t first = m_block->addresses[r.address_index], stride = m_block->addresses[r.address_index + 1];
-  constexpr std::uint64_t kFar = std::uint64_t{1} << 40U;
-  const auto n = static_cast<std::uint64_t>(r.active_lanes());
-  if (stride % kLineBytes != 0 || stride == 0 || stride >= kFar || first >= (std::uint64_t{1} << 62U) ||
-      first % kLineBytes + r.size > kLineBytes)
-    return false;
-  // Every lane at the same place in a line of its own, the lines ascending: the coalescer's sectors, line by line.
-  const std::uint64_t s0 = first / kSectorBytes, s1 = (first + r.size - 1) / kSectorBytes;
-  const auto mask = static_cast<std::uint32_t>((0xFU << (s0 & 3U)) & (0xFU >> (3U - (s1 & 3U))));
-  const std::uint64_t line = first / kLineBytes, step = stride / kLineBytes;
-  for (std::uint64_t l = 0; l < n; ++l) m_sectors.lines[static_cast<std::size_t>(l)] = {line + l * step, mask};
-  m_sectors.line_count = static_cast<int>(n);
-  m_sectors.count = static_cast<int>(n * (s1 - s0 + 1));
-  return true;
-}
-
 std::span<const std::uint64_t> SmFront::lanes(const WarpRecord& r, std::span<const std::uint64_t> a) {
   return m_compact == nullptr ? a : m_compact->lane_addresses(r, m_buffer);
 }
@@ -433,7 +415,10 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   if ((layout & kLayoutKnown) == 0) layout = lane_layout(a, r.size);
   if (m_shape != nullptr) {
     coalesce_runs(r, a, layout);
-  } else if ((layout & kLayoutDense) != 0 || (r.layout & kLayoutCompact) == 0 || !column_lines(r)) {
+  } else if ((layout & kLayoutDense) != 0 || (r.layout & (kLayoutCompact | kLayoutRuns)) != kLayoutCompact ||
+             r.space == AddressSpace::local ||
+             !coalesce_column(m_block->addresses[r.address_index], m_block->addresses[r.address_index + 1],
+                              static_cast<std::size_t>(r.active_lanes()), r.size, m_sectors)) {
     coalesce(a, r.size, layout, m_sectors);
   }
   const auto sectors = static_cast<std::uint64_t>(m_sectors.count);

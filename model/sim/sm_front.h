@@ -158,9 +158,6 @@ class alignas(128) SmFront {
   const BankResult& shape_banks(RunsShape& s, const BlockTrace& b, const WarpRecord& r);
   // Coalesces `r` (issued with m_shape set) into m_sectors through its shape.
   void coalesce_runs(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout);
-  // Coalesces `r` (issued, global) into m_sectors where it is compact with a stride of whole lines, each lane at the
-  // same place in a line of its own (a column: softmax_naive's rows, transpose_naive's stores); false otherwise.
-  bool column_lines(const WarpRecord& r);
   std::vector<RunsShape> m_shapes;  // 128, made the first time a runs-form record comes
   RunsShape* m_shape = nullptr;     // of the global record being issued, where it is in runs form
   // in_flight()'s reads: direct-mapped by line (a line whose entry another took loses its merges), made at the first

@@ -271,7 +271,7 @@ struct FreeDCtx {
 // The later parts of a block read in parts, each compressed on its own (zstd's fast level -3) with the address
 // predictor at its start, and decoded as its warp asks for it: what a block keeps is about its share of the compressed
 // trace, not its raw records (matmul_naive's are 40 bytes each), and its chunk is not kept. Level 1 cost matmul_naive
-// n=256's simulation 5% more host instructions (compressing was a tenth of them) for about the same memory.
+// n=256's simulation 5% more host instructions (compressing was 9% of them) for about the same memory.
 class MhtRest final : public BlockRest {
  public:
   static constexpr int kPartLevel = -3;

@@ -86,7 +86,8 @@ inline std::optional<LaneRuns> find_lane_runs(std::span<const std::uint64_t> lan
   for (unsigned length = lanes[2] - lanes[1] == stride ? 16 : 2; length >= 2; length /= 2) {
     const std::uint64_t step = lanes[length] - first;
     if (step == length * stride) continue;  // one stride up to lane `length`: longer runs or none
-    // Run by run (no division a lane: a description's matmul_naive spent a sixth of its host instructions here).
+    // Run by run (no division a lane: a description's matmul_naive spent a sixth of its host instructions here and
+    // in lane_layout, which runs_layout() replaces).
     bool fits = true;
     std::uint64_t start = first;
     for (unsigned l = 0; l < kWarpSize && fits; start += step)
