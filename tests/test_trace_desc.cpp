@@ -676,6 +676,40 @@ TEST_CASE("an expression over a warp's lanes at once gives each lane's own evalu
   CHECK(picked[20] == 259);  // a > b: a
 }
 
+TEST_CASE("a warp's values come out exact at the edges of the fast conversion and up to 2^53") {
+  // Lanes within +-(2^51 - 1) convert on their bits; past that (up to 2^53) each lane is converted as it is. Every
+  // value below is written out by hand; lane 31 moves between the two ways.
+  desc::Scope scope;
+  const int wide = scope.declare("wide"), zero = scope.declare("zero");
+  constexpr std::int64_t kEdge = (std::int64_t{1} << 51) - 1;
+  const std::array<std::int64_t, 10> edges = {
+      kEdge,           -kEdge, kEdge - 1, -kEdge + 1, 0, -1, 1, std::int64_t{1} << 40, -(std::int64_t{1} << 40) - 3,
+      2251799813685246};
+  std::array<std::int64_t, kWarpSize> want{};
+  for (std::size_t l = 0; l < kWarpSize; ++l)
+    want[l] = l < edges.size() ? edges[l] : static_cast<std::int64_t>(l) * 1000 - 7;
+  const desc::Expression plus_zero("wide + zero", scope, {"test.yaml"}, "index");
+  REQUIRE(plus_zero.vectorized());
+  scope.set_uniform(zero, 0);
+  for (const std::int64_t last :
+       {std::int64_t{24993}, kEdge + 1, -kEdge - 1, kEdge + 2, -kEdge - 2, (std::int64_t{1} << 52) - 1,
+        std::int64_t{1} << 52, (std::int64_t{1} << 53) - 1, std::int64_t{1} << 53, -(std::int64_t{1} << 53)}) {
+    CAPTURE(last);
+    want[31] = last;
+    for (std::size_t l = 0; l < kWarpSize; ++l) scope.lanes(wide)[l] = static_cast<double>(want[l]);
+    std::array<std::int64_t, kWarpSize> out{};
+    plus_zero.eval_lanes(scope, 0xFFFFFFFFU, out);
+    CHECK(out == want);
+  }
+  // Past 2^53 in one lane: that lane is named, whether an operator or the result finds it.
+  scope.lanes(wide)[7] = 9007199254740994.0;
+  std::array<std::int64_t, kWarpSize> out{};
+  CHECK(eval_error([&] { plus_zero.eval_lanes(scope, 0xFFFFFFFFU, out); }).lane == 7);
+  const desc::Expression alone("wide", scope, {"test.yaml"}, "index");
+  REQUIRE(alone.vectorized());
+  CHECK(eval_error([&] { alone.eval_lanes(scope, 0xFFFFFFFFU, out); }).lane == 7);
+}
+
 TEST_CASE("a loop with the same bounds in every lane runs its lanes together and leaves other lanes' variable alone") {
   // Lanes 0..15 run k = 2, 5, 8 (ending at 11); lanes 16..31 never reach the loop and keep k = 40 + lane. Counting
   // down with the same bounds gives k = 9, 6, 3 (ending at 0). A step of 0 is refused naming the lane.
@@ -761,8 +795,8 @@ void full_and_compact(const std::string& yaml, PerRecord&& per_record, PerBlock&
 }  // namespace
 
 TEST_CASE("strided lanes go into a simulator's block compact, with the addresses and layout of the full form") {
-  // x[i] (stride 4, gapless), x[2 * i] (stride 8), x[0] (stride 0), a partial warp (lanes 0..3), and a gather that
-  // is not strided.
+  // x[i] (stride 4, gapless), x[2 * i] (stride 8), x[0] (stride 0), a partial warp (lanes 0..3), a gather that is
+  // not strided, and x[i] with a whole warp's last lane 5 elements on (not strided there; warp 1's 4 lanes are).
   const std::string yaml = R"(kernel: s
 params: {n: 100}
 launch: {grid: 2, block: 36, registers: 16}
@@ -773,6 +807,7 @@ body:
   - load: x[2 * i]
   - load: x[0]
   - load: x[(i * i) % 997]
+  - load: x[i + (threadIdx.x == 31) * 5]
 )";
   int compact_records = 0;
   full_and_compact(
@@ -785,8 +820,8 @@ body:
       [](const BlockTrace& full, const BlockTrace& compact) {
         CHECK(compact.addresses.size() < full.addresses.size());
       });
-  // Per block: warp 0's three strided loads (32 lanes), warp 1's (4 lanes) too; the gather never.
-  CHECK(compact_records == 2 * 6);
+  // Per block: warp 0's three strided loads (32 lanes), warp 1's (4 lanes) too, and warp 1's last; the gather never.
+  CHECK(compact_records == 2 * 7);
 }
 
 TEST_CASE("a two-dimensional block's rows go into a simulator's block as runs, with the lanes of the full form") {

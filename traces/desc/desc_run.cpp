@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -591,13 +593,21 @@ class Runner final : public DescriptionSource {
     const std::uint64_t align = pow2 ? size - 1 : 0;
     std::size_t n = 0;
     std::uint64_t bad = pow2 ? 0 : 1;  // other sizes: checked lane by lane
-    for_lanes(mask, [&](int lane) {
-      const std::int64_t i = idx[static_cast<std::size_t>(lane)];
-      const std::uint64_t offset = static_cast<std::uint64_t>(i) * a.element_bytes;
+    // Elements are 1 to 16 bytes, a power of two (parse_description): a shift, which the compiler vectorizes where it
+    // does not a 64-bit multiply.
+    const auto shift = static_cast<unsigned>(std::countr_zero(a.element_bytes));
+    const auto at = [&](std::int64_t i) {
+      const std::uint64_t offset = static_cast<std::uint64_t>(i) << shift;
       const std::uint64_t addr = a.base + offset;
       bad |= static_cast<std::uint64_t>(i < 0) | static_cast<std::uint64_t>(offset + size > bytes) | (addr & align);
-      out[n++] = addr;
-    });
+      return addr;
+    };
+    if (mask == 0xFFFFFFFFU) {  // a whole warp: lane l's address in out[l]
+      for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = at(idx[l]);
+      n = kWarpSize;
+    } else {
+      for_lanes(mask, [&](int lane) { out[n++] = at(idx[static_cast<std::size_t>(lane)]); });
+    }
     if (bad != 0) {
       n = 0;
       for_lanes(mask,
@@ -613,10 +623,21 @@ class Runner final : public DescriptionSource {
     const std::size_t n = lanes.size();
     const std::uint64_t stride = n > 1 ? lanes[1] - lanes[0] : 0;
     std::uint64_t off = 0;
-    for (std::size_t i = 2; i < n; ++i) off |= (lanes[i] - lanes[i - 1]) ^ stride;
+    if (n == kWarpSize) {  // a whole warp: a loop of known length, which the compiler vectorizes
+      std::uint64_t a = lanes[0];
+      for (std::size_t i = 0; i < kWarpSize; ++i, a += stride) off |= lanes[i] ^ a;
+    } else {
+      for (std::size_t i = 2; i < n; ++i) off |= (lanes[i] - lanes[i - 1]) ^ stride;
+    }
     if (off != 0) {
+      // A two-dimensional block's rows (runs), where the simulator reads the block: found before the lanes are copied.
+      if (m_block->compact_strided && n == kWarpSize) {
+        if (const std::optional<LaneRuns> runs = find_lane_runs(lanes)) {
+          m_block->add_runs(r, *runs, runs_layout(*runs, r.size));
+          return;
+        }
+      }
       m_block->add(r, lanes);
-      m_block->compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
       return;
     }
     const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |

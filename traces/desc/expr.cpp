@@ -74,49 +74,77 @@ double urand4(double seed, double k, double lo, double hi) {
       urand(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(k), as_int(lo), as_int(hi)));
 }
 
-// The operators and functions above over the lanes of a warp, for Expression::eval_vector(): `s` holds their
-// operands (s[0] the first), the result goes to s[0]. Those that fail only on a result past 2^53 run in every lane (a
-// plain loop; a lane past it, active or not, sends the expression to evaluation lane by lane, which raises the error
-// only where an active lane has it); those that fail on their operands (division by zero, shift counts, ceil_div's
-// divisor, urand's range) only in the active lanes, as evaluation lane by lane would.
-using Stack = std::span<LaneValues>;
+// The operators and functions above over the lanes of a warp, for Expression::eval_vector(): `in` points to their
+// operands' 32 lanes (in[0] the first: a variable's own lanes, or an earlier result), the result goes to `out`, which
+// is in[0] or lanes of its own. Those that fail only on a result past 2^53 run in every lane (a plain loop; a lane
+// past it, active or not, sends the expression to evaluation lane by lane, which raises the error only where an
+// active lane has it); those that fail on their operands (division by zero, shift counts, ceil_div's divisor, urand's
+// range) only in the active lanes, as evaluation lane by lane would, the others keeping their first operand.
+using Operands = const double* const*;
 template <double (*F)(double)>
-void all_lanes1(Stack s, std::uint32_t /*mask*/) {
-  for (double& a : s[0]) a = F(a);
+void all_lanes1(Operands in, double* out, std::uint32_t /*mask*/) {
+  for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = F(in[0][l]);
 }
 template <double (*F)(double, double)>
-void all_lanes2(Stack s, std::uint32_t /*mask*/) {
-  for (std::size_t l = 0; l < kWarpSize; ++l) s[0][l] = F(s[0][l], s[1][l]);
+void all_lanes2(Operands in, double* out, std::uint32_t /*mask*/) {
+  for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = F(in[0][l], in[1][l]);
 }
-// add, sub and mul without the check within() makes lane by lane, which keeps the compiler from vectorizing: the
-// warp is checked at once on the bits instead. A magnitude's bits (sign cleared) order as the magnitudes do, NaN
-// above them all, so kLimit - bits goes negative (its top bit set) exactly past 2^53.
-template <double (*F)(double, double)>
-void all_lanes_within(Stack s, std::uint32_t /*mask*/) {
-  constexpr auto kLimit = std::bit_cast<std::uint64_t>(kMaxExactValue);
+// Whether a value is past 2^53 (or NaN), on its bits, as a top bit set: a magnitude's bits (sign cleared) order as
+// the magnitudes do, NaN above them all, so kLimit - bits goes negative exactly past 2^53. Or'ed over a warp, it
+// checks the lanes at once where a test lane by lane would keep the compiler from vectorizing.
+template <double kLimit = kMaxExactValue>
+std::uint64_t past_exact(double r) {
   constexpr std::uint64_t kMagnitude = ~std::uint64_t{0} >> 1U;
+  return std::bit_cast<std::uint64_t>(kLimit) - (std::bit_cast<std::uint64_t>(r) & kMagnitude);
+}
+// add, sub and mul without the check within() makes lane by lane: the warp is checked at once (past_exact).
+template <double (*F)(double, double)>
+void all_lanes_within(Operands in, double* out, std::uint32_t /*mask*/) {
   std::uint64_t past = 0;
   for (std::size_t l = 0; l < kWarpSize; ++l) {
-    const double r = F(s[0][l], s[1][l]);
-    past |= kLimit - (std::bit_cast<std::uint64_t>(r) & kMagnitude);
-    s[0][l] = r;
+    const double r = F(in[0][l], in[1][l]);
+    past |= past_exact(r);
+    out[l] = r;
   }
   if ((past >> 63U) != 0) flag(kOutside);
+}
+// Whether every lane of `v` is within +-kLimit.
+template <double kLimit = kMaxExactValue>
+bool within_all(const double* v) {
+  std::uint64_t past = 0;
+  for (std::size_t l = 0; l < kWarpSize; ++l) past |= past_exact<kLimit>(v[l]);
+  return (past >> 63U) == 0;
+}
+// The 32 lanes of `v` (integers) as integers; false if one is past 2^53. Within +-(2^51 - 1) (the common case), on
+// their bits: adding 1.5 x 2^52 gives a double in [2^52, 2^53), exact there, whose low bits hold the integer plus
+// 2^51, which the compiler vectorizes where it does not a conversion (x86-64-v2 has none to 64-bit integers).
+bool to_integers(const double* v, std::span<std::int64_t, kWarpSize> out) {
+  constexpr double kShifter = 6755399441055744.0;  // 1.5 x 2^52
+  if (within_all<2251799813685247.0>(v)) {
+    for (std::size_t l = 0; l < kWarpSize; ++l)
+      out[l] = std::bit_cast<std::int64_t>(v[l] + kShifter) - std::bit_cast<std::int64_t>(kShifter);
+    return true;
+  }
+  if (!within_all(v)) return false;
+  for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = static_cast<std::int64_t>(v[l]);
+  return true;
 }
 double plus(double a, double b) { return a + b; }
 double minus(double a, double b) { return a - b; }
 double times(double a, double b) { return a * b; }
 template <double (*F)(double, double)>
-void active_lanes2(Stack s, std::uint32_t mask) {
+void active_lanes2(Operands in, double* out, std::uint32_t mask) {
+  if (out != in[0]) std::copy_n(in[0], kWarpSize, out);
   for (; mask != 0; mask &= mask - 1) {
     const auto l = static_cast<std::size_t>(std::countr_zero(mask));
-    s[0][l] = F(s[0][l], s[1][l]);
+    out[l] = F(in[0][l], in[1][l]);
   }
 }
-void urand_lanes(Stack s, std::uint32_t mask) {
+void urand_lanes(Operands in, double* out, std::uint32_t mask) {
+  if (out != in[0]) std::copy_n(in[0], kWarpSize, out);
   for (; mask != 0; mask &= mask - 1) {
     const auto l = static_cast<std::size_t>(std::countr_zero(mask));
-    s[0][l] = urand4(s[0][l], s[1][l], s[2][l], s[3][l]);
+    out[l] = urand4(in[0][l], in[1][l], in[2][l], in[3][l]);
   }
 }
 
@@ -124,7 +152,7 @@ void urand_lanes(Stack s, std::uint32_t mask) {
 struct LaneCallback {
   mu::erased_fun_type fun;
   int args;
-  void (*apply)(Stack, std::uint32_t);
+  void (*apply)(const double* const*, double*, std::uint32_t);
 };
 template <typename F>
 mu::erased_fun_type erased(F* f) {
@@ -367,35 +395,44 @@ void Expression::vector_steps(const Scope& scope) {
 }
 
 bool Expression::eval_vector(Scope& scope, std::uint32_t mask, std::span<std::int64_t, kWarpSize> out) const {
-  std::array<LaneValues, kStackDepth> stack;
+  // Each stack entry's lanes: a variable's own (not copied), else a constant's or a result's in `held`.
+  std::array<LaneValues, kStackDepth> held;
+  std::array<const double*, kStackDepth> stack;
   std::size_t top = 0;  // entries in use
   t_error = nullptr;
   for (const Step& s : m_steps) {
     switch (s.kind) {
       case Step::Kind::value:
-        stack[top++].fill(s.value);
+        held[top].fill(s.value);
+        stack[top] = held[top].data();
+        ++top;
         break;
       case Step::Kind::variable:
-        stack[top++] = scope.lanes(s.slot);
+        stack[top++] = scope.lanes(s.slot).data();
         break;
       case Step::Kind::call: {
         const std::size_t first = top - static_cast<std::size_t>(s.args);
-        s.apply({&stack[first], static_cast<std::size_t>(s.args)}, mask);
+        s.apply(&stack[first], held[first].data(), mask);
         // An error, or a value past 2^53 in some lane: lane by lane finds the lane and raises it. Stopping here
         // also keeps such a value from reaching the next step (where converting it to an integer is undefined).
         if (t_error != nullptr) return false;
+        stack[first] = held[first].data();
         top = first + 1;
         break;
       }
     }
   }
+  const double* v = stack[0];
+  if (mask == 0xFFFFFFFFU) {  // a whole warp (the common case): plain loops, which the compiler vectorizes
+    return to_integers(v, out);
+  }
   bool exact = true;
   for (std::uint32_t left = mask; left != 0; left &= left - 1)
-    exact &= std::fabs(stack[0][static_cast<std::size_t>(std::countr_zero(left))]) <= kMaxExactValue;
+    exact &= std::fabs(v[std::countr_zero(left)]) <= kMaxExactValue;
   if (!exact) return false;
   for (std::uint32_t left = mask; left != 0; left &= left - 1) {
     const auto l = static_cast<std::size_t>(std::countr_zero(left));
-    out[l] = static_cast<std::int64_t>(stack[0][l]);
+    out[l] = static_cast<std::int64_t>(v[l]);
   }
   return true;
 }

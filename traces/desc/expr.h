@@ -86,10 +86,11 @@ class Expression {
   struct Step {
     enum class Kind : std::uint8_t { value, variable, call };
     Kind kind = Kind::value;
-    int slot = -1;                                                       // variable: its scope slot
-    int args = 0;                                                        // call: operands taken from the stack (1 to 4)
-    double value = 0;                                                    // value: the constant
-    void (*apply)(std::span<LaneValues>, std::uint32_t mask) = nullptr;  // call: on the stack's top `args` entries
+    int slot = -1;     // variable: its scope slot
+    int args = 0;      // call: operands taken from the stack (1 to 4)
+    double value = 0;  // value: the constant
+    // call: on the stack's top `args` entries (their lanes), into the first one's lanes of its own
+    void (*apply)(const double* const* in, double* out, std::uint32_t mask) = nullptr;
   };
   // muparser's compiled form (its bytecode, a stack program) as 32-lane steps; empty where it holds a token this
   // does not run (the ternary ?:), and the expression is evaluated lane by lane.
