@@ -119,11 +119,13 @@ void BM_EncodeRandomGather(benchmark::State& s) { encode(s, "random_gather", {{"
 }  // namespace
 
 // A guarded copy (global index, bounds test), a gather (urand per lane), a block reduction (shared memory, a loop of
-// halving steps with predicated lanes), a row-per-thread softmax (three loops over the columns).
+// halving steps with predicated lanes), a row-per-thread softmax (three loops over the columns), a matrix product
+// of 16 x 16 blocks (two thread rows a warp: runs of 16 lanes).
 void BM_GenerateCoalescedCopy(benchmark::State& s) { generate(s, "coalesced_copy", {{"n", "1 << 22"}}); }
 void BM_GenerateRandomGather(benchmark::State& s) { generate(s, "random_gather", {{"n", "1 << 20"}}); }
 void BM_GenerateReductionShared(benchmark::State& s) { generate(s, "reduction_shared", {{"n", "1 << 22"}}); }
 void BM_GenerateSoftmaxNaive(benchmark::State& s) { generate(s, "softmax_naive", {{"rows", "2048"}}); }
+void BM_GenerateMatmulNaive(benchmark::State& s) { generate(s, "matmul_naive", {{"n", "256"}}); }
 
 BENCHMARK(BM_DecodeCoalescedCopy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeStridedCopy)->Unit(benchmark::kMillisecond);
@@ -135,4 +137,5 @@ BENCHMARK(BM_GenerateCoalescedCopy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GenerateRandomGather)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GenerateReductionShared)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GenerateSoftmaxNaive)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GenerateMatmulNaive)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();
