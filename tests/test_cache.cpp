@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "../model/cache/lru_sets.h"
 #include "../model/cache/sectored_cache.h"
 #include "../model/cache/set_cache.h"
 #include "../model/l2/l2_slice.h"
@@ -135,6 +136,86 @@ TEST_CASE("sort_unique: 17 to 32 values close together (a gather's sectors) and 
         CHECK(v == std::vector<std::uint64_t>(expected.begin(), expected.end()));
       }
     }
+  }
+}
+
+TEST_CASE("sort_unique: ascending values, ascending but for one wrap, and two runs that are no rotation") {
+  // Ascending (with repeats), a rotation of ascending values (an index modulo a table), the same with the wrap's two
+  // ends equal, and two ascending runs whose second ends above the first's start (not a rotation: sorted in full).
+  std::mt19937_64 rng(17);
+  for (std::size_t n = 1; n <= 40; ++n) {
+    CAPTURE(n);
+    for (int trial = 0; trial < 40; ++trial) {
+      CAPTURE(trial);
+      std::vector<std::uint64_t> v(n);
+      std::uint64_t x = rng() % 1000;
+      for (std::uint64_t& y : v) y = x += rng() % 3;  // steps of 0, 1 or 2
+      const std::size_t cut = static_cast<std::size_t>(rng() % n);
+      switch (trial % 4) {
+        case 0:
+          break;
+        case 1:
+          std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut), v.end());
+          break;
+        case 2:  // the last value equal to the first once rotated
+          std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut), v.end());
+          if (n > 1 && cut > 0) v.back() = v.front();
+          break;
+        default:  // two runs: the second starts lower and ends higher than the first's first value
+          for (std::size_t i = cut; i < n; ++i) v[i] = v[i] - v[cut] + (v[0] == 0 ? 0 : v[0] - 1) + 2 * (i - cut);
+          break;
+      }
+      const std::set<std::uint64_t> expected(v.begin(), v.end());
+      v.resize(sort_unique(v.data(), n));
+      CHECK(v == std::vector<std::uint64_t>(expected.begin(), expected.end()));
+    }
+  }
+  // By hand: (lane * 32 + k) % 1024 words for 4 lanes and k = 40: 40, 72, 104, 136 -> lanes 3 of a 1024 table wrap.
+  std::vector<std::uint64_t> wrapped = {1000, 1016, 8, 24, 24, 40};
+  wrapped.resize(sort_unique(wrapped.data(), wrapped.size()));
+  CHECK(wrapped == std::vector<std::uint64_t>{8, 24, 40, 1000, 1016});
+  std::vector<std::uint64_t> two_runs = {10, 20, 5, 30};  // 30 > 10: no rotation
+  two_runs.resize(sort_unique(two_runs.data(), two_runs.size()));
+  CHECK(two_runs == std::vector<std::uint64_t>{5, 10, 20, 30});
+}
+
+TEST_CASE("LRU sets hit and miss as the set cache does for normal lines, and least recently used goes first") {
+  // By hand, one set of 4 ways (lines 1 to 5), most recent first: 1 2 3 4 fill it (4 3 2 1); 1 hits (1 4 3 2); 5
+  // replaces 2, the least recent (5 1 4 3); 2 replaces 3 (2 5 1 4); 1 hits (1 2 5 4); 3 replaces 4 (3 1 2 5); 4
+  // replaces 5 (4 3 1 2); 5 misses (5 4 3 1); 1 hits.
+  LruSets one(1, 4);
+  const std::vector<std::pair<std::uint64_t, bool>> steps = {{1, false}, {2, false}, {3, false}, {4, false},
+                                                             {1, true},  {5, false}, {2, false}, {1, true},
+                                                             {3, false}, {4, false}, {5, false}, {1, true}};
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    CAPTURE(i);
+    CHECK(one.access(steps[i].first) == steps[i].second);
+  }
+  // Against SetCache (the H100's constant cache shape and others: line mod sets), on lines drawn from a few more
+  // than the cache holds.
+  std::mt19937_64 rng(23);
+  for (const auto& [sets, ways] :
+       std::vector<std::pair<std::uint32_t, std::uint32_t>>{{8, 4}, {1, 1}, {4, 2}, {2, 16}, {16, 3}}) {
+    CAPTURE(sets);
+    CAPTURE(ways);
+    LruSets lru(sets, ways);
+    SetCache reference({64, 64, sets, ways});
+    int hits = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t line = rng() % (std::uint64_t{sets} * ways * 3 / 2 + 1);
+      const auto set = static_cast<std::uint32_t>(line & (sets - 1U));
+      const std::uint32_t slot = reference.find(line, set);
+      const bool hit = slot != SetCache::kNone;
+      if (hit) {
+        reference.touch(slot);
+      } else {
+        SetCache::Evicted ev;
+        reference.insert(line, set, L2Property::normal, ev);
+      }
+      hits += hit ? 1 : 0;
+      REQUIRE(lru.access(line) == hit);
+    }
+    CHECK(hits > 1000);  // the stream hits as well as misses
   }
 }
 

@@ -4,7 +4,6 @@
 #include <array>
 #include <tuple>
 
-#include "../cache/set_cache.h"
 #include "../util/sort_unique.h"
 
 namespace memhier {
@@ -14,8 +13,7 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
       m_spec(spec),
       m_policy(policy),
       m_l1(std::move(l1)),
-      m_constant(CacheGeometry{std::uint64_t{1} << spec.constant_line_shift,
-                               std::uint64_t{1} << spec.constant_line_shift, spec.constant_sets, spec.constant_ways}),
+      m_constant(spec.constant_sets, spec.constant_ways),
       m_sm(sm),
       m_l2_sets(spec.l2_sets),
       m_slices(static_cast<std::uint64_t>(spec.slices)),
@@ -142,7 +140,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       c.constant_broadcasts += distinct == 1 ? 1 : 0;
       if (m_spec.constant_ways != 0)
         for (std::size_t i = 0; i < distinct; ++i)
-          c.constant_misses += constant_hit(m_mapped[i] >> m_spec.constant_line_shift) ? 0 : 1;
+          c.constant_misses += m_constant.access(m_mapped[i] >> m_spec.constant_line_shift) ? 0 : 1;
       return {static_cast<std::uint32_t>(distinct), m_spec.constant_latency};
     }
     case AddressSpace::local: {
@@ -215,18 +213,6 @@ void SmFront::coalesce_runs(const WarpRecord& r, std::span<const std::uint64_t> 
 
 std::span<const std::uint64_t> SmFront::lanes(const WarpRecord& r, std::span<const std::uint64_t> a) {
   return m_compact == nullptr ? a : m_compact->lane_addresses(r, m_buffer);
-}
-
-bool SmFront::constant_hit(std::uint64_t line) {
-  const auto set = static_cast<std::uint32_t>(line & (m_spec.constant_sets - 1U));  // sets: a power of two (validated)
-  const std::uint32_t slot = m_constant.find(line, set);
-  if (slot != SetCache::kNone) {
-    m_constant.touch(slot);
-    return true;
-  }
-  SetCache::Evicted ev;  // nothing to write back
-  m_constant.insert(line, set, L2Property::normal, ev);
-  return false;
 }
 
 // nvcc issues each cp.async (LDGSTS) after shared_memory.async_copy_predicated_loads never-executed shared loads

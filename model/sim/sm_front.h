@@ -4,8 +4,8 @@
 // requests.
 #include <vector>
 
+#include "../cache/lru_sets.h"
 #include "../cache/sectored_cache.h"
-#include "../cache/set_cache.h"
 #include "../smem/bank_model.h"
 #include "../util/divisor.h"
 #include "coalescer.h"
@@ -64,8 +64,6 @@ class alignas(128) SmFront {
 
  private:
   void predicated_loads_of_async_copy();
-  // Looks a constant line up in m_constant (put in in place of its set's least recent line if absent); true on a hit.
-  bool constant_hit(std::uint64_t line);
   // `layout`: what is known of the addresses (LaneLayout bits). `addresses`: every lane's, or of a compact dense record
   // only its first and last lane's (m_compact set; lanes() gives them all).
   IssueCost global_access(const WarpRecord& r, std::span<const std::uint64_t> addresses, std::uint8_t layout);
@@ -118,7 +116,7 @@ class alignas(128) SmFront {
   SectoredCache m_l1;
   // The constant cache as the indexed constant loads (LDC) see it: line mod sets, least recently used out (the H100
   // probe, validate/results/h100-2026-11-24c: every lookup costs 2 cycles, a request whose line is absent a replay).
-  SetCache m_constant;
+  LruSets m_constant;
   int m_sm;
   Divisor m_l2_sets, m_slices;  // place_in_sets()'s divisions of every request
   std::uint8_t m_partition;     // the L2 partition this SM belongs to

@@ -57,6 +57,27 @@ inline void network(std::array<std::uint64_t, kNetwork>& v, std::index_sequence<
 
 // Sorts v[0, n) ascending without repeats, in place; returns how many values remain.
 inline std::size_t sort_unique(std::uint64_t* v, std::size_t n) {
+  // Already ascending (lanes that climb: a constant load's lanes across a table, a shared-memory row), or so but for
+  // one wrap (an index modulo the table's length: constant_divergent's (lane * 32 + k) % 1024): only the repeats go,
+  // after a rotation. Random values leave this at their first descent, a lane or two in.
+  std::size_t rise = 1;
+  while (rise < n && v[rise - 1] <= v[rise]) ++rise;
+  if (rise < n && v[n - 1] <= v[0]) {
+    std::size_t second = rise + 1;
+    while (second < n && v[second - 1] <= v[second]) ++second;
+    if (second == n) {
+      std::rotate(v, v + rise, v + n);
+      rise = n;
+    }
+  }
+  if (rise >= n) {
+    std::size_t out = n == 0 ? 0 : 1;
+    for (std::size_t i = 1; i < n; ++i) {
+      v[out] = v[i];
+      out += v[i] != v[out - 1] ? 1 : 0;
+    }
+    return out;
+  }
   if (n > 16 && n <= sort_detail::kNetwork) {
     // Padded with the largest value, which sorts last: the first n are v's values in order.
     std::array<std::uint64_t, sort_detail::kNetwork> w;

@@ -1,0 +1,37 @@
+#pragma once
+// A small set-associative cache of lines with least-recently-used replacement and nothing else (no sectors, no
+// dirty data, no residency control): the constant cache (H100: 8 sets of 4 ways). Each set keeps its lines in
+// recency order, most recent first, so a lookup is a scan of a few tags and a shift. LRU is fully determined by the
+// order of accesses, so it hits and misses exactly as SetCache does for normal lines (tests/test_cache.cpp), which
+// cost constant_divergent 110 host instructions a lookup in its generic-width loops.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace memhier {
+
+class LruSets {
+ public:
+  // `sets`: a power of two (line mod sets picks a line's set); `ways` lines a set.
+  LruSets(std::uint32_t sets, std::uint32_t ways)
+      : m_ways(ways), m_set_mask(sets == 0 ? 0 : sets - 1), m_lines(std::size_t{sets} * ways, kEmpty) {}
+  // Looks `line` up; true on a hit. Either way the line becomes its set's most recent, an absent one in place of the
+  // least recent.
+  bool access(std::uint64_t line) {
+    std::uint64_t* set = &m_lines[static_cast<std::size_t>(line & m_set_mask) * m_ways];
+    std::uint32_t way = 0;  // the line's place, or the least recent line's when absent
+    while (way + 1 < m_ways && set[way] != line) ++way;
+    const bool hit = set[way] == line;
+    std::copy_backward(set, set + way, set + way + 1);  // the more recent lines move down one place
+    set[0] = line;
+    return hit;
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};  // no line (a line number is an address over its size)
+  std::uint32_t m_ways;
+  std::uint64_t m_set_mask;
+  std::vector<std::uint64_t> m_lines;  // set by set, most recent first
+};
+
+}  // namespace memhier
