@@ -139,9 +139,11 @@ TEST_CASE("sort_unique: 17 to 32 values close together (a gather's sectors) and 
   }
 }
 
-TEST_CASE("sort_unique: ascending values, ascending but for one wrap, and two runs that are no rotation") {
+TEST_CASE(
+    "sort_unique: ascending values, ascending but for one wrap, periodic ones, and two runs that are no rotation") {
   // Ascending (with repeats), a rotation of ascending values (an index modulo a table), the same with the wrap's two
-  // ends equal, and two ascending runs whose second ends above the first's start (not a rotation: sorted in full).
+  // ends equal, periodic values (an index modulo a few lanes) with and without a last value off the period, and two
+  // ascending runs whose second ends above the first's start (not a rotation: sorted in full).
   std::mt19937_64 rng(17);
   for (std::size_t n = 1; n <= 40; ++n) {
     CAPTURE(n);
@@ -151,7 +153,7 @@ TEST_CASE("sort_unique: ascending values, ascending but for one wrap, and two ru
       std::uint64_t x = rng() % 1000;
       for (std::uint64_t& y : v) y = x += rng() % 3;  // steps of 0, 1 or 2
       const std::size_t cut = static_cast<std::size_t>(rng() % n);
-      switch (trial % 4) {
+      switch (trial % 5) {
         case 0:
           break;
         case 1:
@@ -161,6 +163,12 @@ TEST_CASE("sort_unique: ascending values, ascending but for one wrap, and two ru
           std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut), v.end());
           if (n > 1 && cut > 0) v.back() = v.front();
           break;
+        case 3: {  // periodic (lane % p), the first period ascending; every other time the last value off it
+          const std::size_t period = 1 + cut;
+          for (std::size_t i = period; i < n; ++i) v[i] = v[i - period];
+          if (trial % 8 == 7 && n > period) v.back() = v.back() == 0 ? 5 : v.back() - 1;
+          break;
+        }
         default:  // two runs: the second starts lower and ends higher than the first's first value
           for (std::size_t i = cut; i < n; ++i) v[i] = v[i] - v[cut] + (v[0] == 0 ? 0 : v[0] - 1) + 2 * (i - cut);
           break;
@@ -174,6 +182,12 @@ TEST_CASE("sort_unique: ascending values, ascending but for one wrap, and two ru
   std::vector<std::uint64_t> wrapped = {1000, 1016, 8, 24, 24, 40};
   wrapped.resize(sort_unique(wrapped.data(), wrapped.size()));
   CHECK(wrapped == std::vector<std::uint64_t>{8, 24, 40, 1000, 1016});
+  std::vector<std::uint64_t> periodic = {0, 64, 128, 0, 64, 128, 0, 64};  // lane % 3
+  periodic.resize(sort_unique(periodic.data(), periodic.size()));
+  CHECK(periodic == std::vector<std::uint64_t>{0, 64, 128});
+  std::vector<std::uint64_t> almost = {0, 64, 128, 0, 64, 128, 0, 32};  // the last lane off the period
+  almost.resize(sort_unique(almost.data(), almost.size()));
+  CHECK(almost == std::vector<std::uint64_t>{0, 32, 64, 128});
   std::vector<std::uint64_t> two_runs = {10, 20, 5, 30};  // 30 > 10: no rotation
   two_runs.resize(sort_unique(two_runs.data(), two_runs.size()));
   CHECK(two_runs == std::vector<std::uint64_t>{5, 10, 20, 30});

@@ -62,6 +62,13 @@ inline std::size_t sort_unique(std::uint64_t* v, std::size_t n) {
   // after a rotation. Random values leave this at their first descent, a lane or two in.
   std::size_t rise = 1;
   while (rise < n && v[rise - 1] <= v[rise]) ++rise;
+  if (rise < n && v[rise] == v[0]) {
+    // Repeating from the first descent on (an index modulo `rise` lanes: constant_distinct's lane % 8): the first
+    // period, ascending, holds every value.
+    bool periodic = true;
+    for (std::size_t i = rise; i < n; ++i) periodic &= v[i] == v[i - rise];
+    if (periodic) n = rise;
+  }
   if (rise < n && v[n - 1] <= v[0]) {
     std::size_t second = rise + 1;
     while (second < n && v[second - 1] <= v[second]) ++second;
