@@ -1,11 +1,11 @@
 #pragma once
 // A small set-associative cache of lines with least-recently-used replacement and nothing else (no sectors, no
 // dirty data, no residency control): the constant cache (H100: 8 sets of 4 ways). Each set keeps its lines in
-// recency order, most recent first, so a lookup is a scan of a few tags and a shift. LRU is fully determined by the
-// order of accesses, so it hits and misses exactly as SetCache does for normal lines (tests/test_cache.cpp), which
-// cost constant_divergent 110 host instructions a lookup in its generic-width loops.
-#include <algorithm>
+// recency order, most recent first. LRU is fully determined by the order of accesses, so it hits and misses exactly
+// as SetCache does for normal lines (tests/test_cache.cpp), which cost constant_divergent 110 host instructions a
+// lookup in its generic-width loops.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace memhier {
@@ -19,12 +19,14 @@ class LruSets {
   // least recent.
   bool access(std::uint64_t line) {
     std::uint64_t* set = &m_lines[static_cast<std::size_t>(line & m_set_mask) * m_ways];
-    std::uint32_t way = 0;  // the line's place, or the least recent line's when absent
-    while (way + 1 < m_ways && set[way] != line) ++way;
-    const bool hit = set[way] == line;
-    std::copy_backward(set, set + way, set + way + 1);  // the more recent lines move down one place
-    set[0] = line;
-    return hit;
+    // The line goes in first and pushes each line down one place until it meets its own old place (a hit) or the
+    // least recent line falls off the end (a miss). (A shift by std::copy_backward became a memmove call a lookup.)
+    std::uint64_t carry = line;
+    for (std::uint32_t w = 0; w < m_ways; ++w) {
+      std::swap(carry, set[w]);
+      if (carry == line) return true;
+    }
+    return false;
   }
 
  private:
