@@ -1777,6 +1777,39 @@ TEST_CASE("a .mht trace's long blocks simulated in parts count what they count w
   }
 }
 
+TEST_CASE("a part buffer holds about what its parts need, from a description and from a .mht trace") {
+  // matmul_naive at n=256 (warps of 513 records, runs of three pool entries): warp 0's later parts, 256 records a
+  // part, into one reused buffer as the scheduler refills its own. Grown by doubling, a pool of 768 entries would hold
+  // 1024; given back, at most a quarter over what it holds (the counts parts give are checked above).
+  const auto yaml = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "matmul_naive.yaml";
+  const auto mht = std::filesystem::temp_directory_path() / "memhier_test_part_buffer.mht";
+  {
+    auto src = load_kernel_description(yaml, {{"n", "256"}});
+    REQUIRE(write_mht(*src, mht) == 1);
+  }
+  MhtReader reader(mht);
+  auto description = load_kernel_description(yaml, {{"n", "256"}});
+  for (TraceSource* src : {static_cast<TraceSource*>(description.get()), static_cast<TraceSource*>(&reader)}) {
+    KernelLaunch k;
+    REQUIRE(src->next_kernel(k));
+    BlockTrace first;
+    first.compact_strided = true;
+    first.part_records = 256;
+    REQUIRE(src->next_block(first));
+    REQUIRE(first.rest != nullptr);
+    BlockTrace part;
+    part.compact_strided = true;
+    int parts = 0;
+    while (first.rest->next(0, part)) {
+      ++parts;
+      CAPTURE(parts);
+      REQUIRE(!part.addresses.empty());
+      CHECK(part.addresses.capacity() <= part.addresses.size() + part.addresses.size() / 4);
+    }
+    CHECK(parts >= 1);
+  }
+}
+
 TEST_CASE("a bad record in a later part of a block fails the simulation with the description's error") {
   // Warp 1's loads index past x from its 301st on: past the first part the simulator takes.
   const std::string yaml = test::kLateOutOfBounds;

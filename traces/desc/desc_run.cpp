@@ -147,7 +147,9 @@ class Runner final : public DescriptionSource {
       scope.lanes(slot) = st.variables[static_cast<std::size_t>(slot - m_d->fixed_slots)];
     m_copy = st.copy;
     m_pending_work = 0;
-    if (resume(st, part)) return true;
+    const bool done = resume(st, part);
+    out.trim_pool();
+    if (done) return true;
     save(st);
     return false;
   }

@@ -324,6 +324,7 @@ class MhtRest final : public BlockRest {
                        fmt::format("chunk block {}, record byte {}: {}", m_block, p.chunk_pos + e.offset, e.message));
     }
     std::string().swap(p.stored);  // done with
+    out.trim_pool();
     return true;
   }
 
