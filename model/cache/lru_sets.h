@@ -2,7 +2,7 @@
 // A small set-associative cache of lines with least-recently-used replacement and nothing else (no sectors, no
 // dirty data, no residency control): the constant cache (H100: 8 sets of 4 ways). Each set keeps its lines in
 // recency order, most recent first. LRU is fully determined by the order of accesses, so it hits and misses exactly
-// as SetCache does for normal lines (tests/test_cache.cpp), which cost constant_divergent 110 host instructions a
+// as SetCache does for normal lines (tests/test_cache.cpp), which cost constant_divergent 114 host instructions a
 // lookup in its generic-width loops.
 #include <cstdint>
 #include <utility>
