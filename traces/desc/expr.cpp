@@ -89,13 +89,14 @@ template <double (*F)(double, double)>
 void all_lanes2(Operands in, double* out, std::uint32_t /*mask*/) {
   for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = F(in[0][l], in[1][l]);
 }
-// Whether a value is past 2^53 (or NaN), on its bits, as a top bit set: a magnitude's bits (sign cleared) order as
-// the magnitudes do, NaN above them all, so kLimit - bits goes negative exactly past 2^53. Or'ed over a warp, it
-// checks the lanes at once where a test lane by lane would keep the compiler from vectorizing.
-template <double kLimit = kMaxExactValue>
-std::uint64_t past_exact(double r) {
+// Whether a value is past the magnitude whose bits are `limit` (2^53 unless said), or NaN, on its bits, as a top bit
+// set: a magnitude's bits (sign cleared) order as the magnitudes do, NaN above them all, so limit - bits goes
+// negative exactly past it. Or'ed over a warp, it checks the lanes at once where a test lane by lane would keep the
+// compiler from vectorizing. (A double template parameter instead: clang 14, which builds the fuzz harness, has none.)
+constexpr std::uint64_t kExactBits = std::bit_cast<std::uint64_t>(kMaxExactValue);
+std::uint64_t past_exact(double r, std::uint64_t limit = kExactBits) {
   constexpr std::uint64_t kMagnitude = ~std::uint64_t{0} >> 1U;
-  return std::bit_cast<std::uint64_t>(kLimit) - (std::bit_cast<std::uint64_t>(r) & kMagnitude);
+  return limit - (std::bit_cast<std::uint64_t>(r) & kMagnitude);
 }
 // add, sub and mul without the check within() makes lane by lane: the warp is checked at once (past_exact).
 template <double (*F)(double, double)>
@@ -108,19 +109,19 @@ void all_lanes_within(Operands in, double* out, std::uint32_t /*mask*/) {
   }
   if ((past >> 63U) != 0) flag(kOutside);
 }
-// Whether every lane of `v` is within +-kLimit.
-template <double kLimit = kMaxExactValue>
-bool within_all(const double* v) {
+// Whether every lane of `v` is within the magnitude whose bits are `limit`.
+bool within_all(const double* v, std::uint64_t limit = kExactBits) {
   std::uint64_t past = 0;
-  for (std::size_t l = 0; l < kWarpSize; ++l) past |= past_exact<kLimit>(v[l]);
+  for (std::size_t l = 0; l < kWarpSize; ++l) past |= past_exact(v[l], limit);
   return (past >> 63U) == 0;
 }
 // The 32 lanes of `v` (integers) as integers; false if one is past 2^53. Within +-(2^51 - 1) (the common case), on
 // their bits: adding 1.5 x 2^52 gives a double in [2^52, 2^53), exact there, whose low bits hold the integer plus
 // 2^51, which the compiler vectorizes where it does not a conversion (x86-64-v2 has none to 64-bit integers).
 bool to_integers(const double* v, std::span<std::int64_t, kWarpSize> out) {
-  constexpr double kShifter = 6755399441055744.0;  // 1.5 x 2^52
-  if (within_all<2251799813685247.0>(v)) {
+  constexpr double kShifter = 6755399441055744.0;                                        // 1.5 x 2^52
+  constexpr std::uint64_t kFastBits = std::bit_cast<std::uint64_t>(2251799813685247.0);  // 2^51 - 1
+  if (within_all(v, kFastBits)) {
     for (std::size_t l = 0; l < kWarpSize; ++l)
       out[l] = std::bit_cast<std::int64_t>(v[l] + kShifter) - std::bit_cast<std::int64_t>(kShifter);
     return true;
