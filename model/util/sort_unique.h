@@ -1,11 +1,12 @@
 #pragma once
 // Sorting a warp's few addresses and dropping repeats: the coalescer's sectors of a gather, shared-memory words of a
 // phase, constant addresses. std::sort spends most of its time on 32 random sectors in compares the host cannot
-// predict; here 17 to 32 values go through a sorting network and others have each value's place counted as the number
-// of values below it, without a branch (the host compares two values an instruction), equal values taking the same
-// place, which removes the repeats. memhier_bench_sim's BM_SortUnique against BM_StdSortUnique (std::sort,
-// std::unique) on this project's VM, CPU time, 2026-11-25: 32 random sectors 104 against 460 ns, 8 in 35 against 59,
-// 64 in 629 against 1131.
+// predict; here values already in order, in order but for one wrap, or repeating a period in order skip sorting (a
+// scan that random values leave at their first descent), 17 to 32 others go through a sorting network and the rest
+// have each value's place counted as the number of values below it, without a branch (the host compares two values
+// an instruction), equal values taking the same place, which removes the repeats. memhier_bench_sim's BM_SortUnique
+// against BM_StdSortUnique (std::sort, std::unique) on this project's VM, CPU time, 2026-11-25: 32 random sectors 104
+// against 460 ns, 8 in 35 against 59, 64 in 629 against 1131.
 #include <algorithm>
 #include <array>
 #include <bit>
