@@ -524,6 +524,38 @@ TEST_CASE("sectored cache: a PLRU reset after a few sets were used clears those,
   CHECK(fill(c) == expected);
 }
 
+TEST_CASE("sectored cache: PLRU notes where it found a line, and forgets it past a reset or the line's eviction") {
+  // access() finds a line it found before where it found it, without a lookup: that note must not outlive the line,
+  // neither past a reset (a set keeps its old tags) nor past its eviction (its slot holds another line).
+  SectoredCache c({128, 32, 2, 4}, true);
+  SectoredCache::Evicted ev;
+  const std::uint64_t line = 7;
+  const std::uint32_t slot = c.access(line, L2Property::normal, ev);  // enters
+  c.valid(slot) = 0xF;
+  REQUIRE(c.access(line, L2Property::normal, ev) == slot);  // found, and noted
+  REQUIRE(c.access(line, L2Property::normal, ev) == slot);  // found through the note
+  CHECK(c.valid(slot) == 0xF);
+  c.reset();
+  const std::uint32_t again = c.access(line, L2Property::normal, ev);  // a new line in a new cache: no sector valid
+  CHECK(c.valid(again) == 0);
+  CHECK_FALSE(ev.valid);
+  c.valid(again) = 0xF;
+  REQUIRE(c.access(line, L2Property::normal, ev) == again);  // noted again
+  // Three more lines of its set fill ways 2, 1, 0; the tree then points to way 3 (line 7, used before them), which
+  // the fourth takes.
+  std::vector<std::uint64_t> others;
+  for (std::uint64_t l = 100; others.size() < 4; ++l)
+    if (c.set_of(l) == c.set_of(line)) others.push_back(l);
+  for (std::size_t i = 0; i < 3; ++i) c.access(others[i], L2Property::normal, ev);
+  c.access(others[3], L2Property::normal, ev);
+  REQUIRE(ev.valid);
+  REQUIRE(ev.line == line);
+  const std::uint32_t back = c.access(line, L2Property::normal, ev);  // a miss again: it evicts, no sector valid
+  CHECK(ev.valid);
+  CHECK(c.valid(back) == 0);
+  CHECK(c.find(line) == back);
+}
+
 TEST_CASE("L2 placement: a run of consecutive lines fills every set once; a column walk spreads over many sets") {
   const std::uint64_t total = 25600;  // the H100's: 100 slices x 256 sets
   std::mt19937_64 rng(11);

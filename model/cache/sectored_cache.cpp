@@ -23,6 +23,7 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
     m_tags.resize(lines);
     m_lines.resize(lines);
     m_plru_sets.resize(g.sets);
+    m_recent.resize(std::size_t{1} << kRecentBits);
     return;
   }
   m_slots.resize(lines);
@@ -43,6 +44,10 @@ void SectoredCache::reset() {
       for (const std::uint32_t set : m_taken) m_plru_sets[set] = PlruSet{};
     }
     m_taken.clear();
+    if (++m_generation == 0) {  // after 2^32 resets: clear for real so that no old entry matches the count restarted
+      std::fill(m_recent.begin(), m_recent.end(), Recent{});
+      m_generation = 1;
+    }
     return;
   }
   if (m_taken.size() * 4 > m_slots.size()) {  // most of the cache was used: start over
@@ -125,6 +130,16 @@ void SectoredCache::index_erase(std::uint64_t line) {
   const Place p = locate(line, h);
   m_buckets[p.bucket].tag[p.entry] = 0;
   for (std::size_t b = home(h); b != p.bucket; b = (b + 1) & m_bucket_mask) --m_passed[b];
+}
+
+std::uint32_t SectoredCache::plru_access(std::uint64_t line, L2Property property, Evicted* out, Recent& seen) {
+  const std::uint32_t set = set_of(line);
+  const std::uint32_t slot = plru_find(line, set);
+  if (slot == kNone) return plru_insert(line, set, property, out);
+  if (out != nullptr) *out = {};
+  plru_touch(slot);
+  seen = {line, slot, m_generation};
+  return slot;
 }
 
 std::uint32_t SectoredCache::find(std::uint64_t line) const {
