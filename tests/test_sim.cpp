@@ -1266,6 +1266,11 @@ TEST_CASE("bank model: every access shape against a direct count of each phase's
   }
 }
 
+namespace {
+// The first n lanes of a warp.
+std::uint32_t low_lanes(unsigned n) { return n >= 32 ? ~0U : (1U << n) - 1U; }
+}  // namespace
+
 TEST_CASE("strided shared accesses: the closed form gives what the word-by-word count gives") {
   // Columns of 32 x 33 and 32 x 32 float tiles (strides of 33 and 32 words: 1 and 32 wavefronts), a broadcast, rows,
   // descending lanes, and random strides, starts and lane counts on 16, 32 and 64 banks.
@@ -1277,7 +1282,7 @@ TEST_CASE("strided shared accesses: the closed form gives what the word-by-word 
       addresses.push_back(first + i * stride);
     }
     const BankResult want = shared_wavefronts(lanes, addresses, 4, banks, 4);
-    const std::optional<BankResult> got = strided_wavefronts(first, stride, n, 4, banks, 4);
+    const std::optional<BankResult> got = strided_wavefronts(first, stride, low_lanes(n), 4, banks, 4);
     REQUIRE(got.has_value());
     CHECK(got->wavefronts == want.wavefronts);
     CHECK(got->ideal == want.ideal);
@@ -1296,11 +1301,58 @@ TEST_CASE("strided shared accesses: the closed form gives what the word-by-word 
     const auto stride = static_cast<std::uint64_t>(static_cast<std::int64_t>(rng() % 257) - 128) * 4;
     both(first + 128 * 4, stride, 2 + static_cast<unsigned>(rng() % 31), banks);
   }
-  // Not closed-form: 8-byte accesses (half-warp phases), starts or strides off a bank word, far strides.
-  CHECK(!strided_wavefronts(0, 8, 32, 8, 32, 4).has_value());
-  CHECK(!strided_wavefronts(2, 4, 32, 4, 32, 4).has_value());
-  CHECK(!strided_wavefronts(0, 6, 32, 4, 32, 4).has_value());
-  CHECK(!strided_wavefronts(0, std::uint64_t{1} << 40U, 32, 4, 32, 4).has_value());
+  // Not closed-form: 8-byte accesses lanes apart (half-warp phases), starts or strides off a bank word more than an
+  // access apart, far strides, no lane.
+  CHECK(!strided_wavefronts(0, 16, ~0U, 8, 32, 4).has_value());
+  CHECK(!strided_wavefronts(2, 8, ~0U, 4, 32, 4).has_value());
+  CHECK(!strided_wavefronts(0, 6, ~0U, 4, 32, 4).has_value());
+  CHECK(!strided_wavefronts(0, std::uint64_t{1} << 40U, ~0U, 4, 32, 4).has_value());
+  CHECK(!strided_wavefronts(0, 4, 0, 4, 32, 4).has_value());
+}
+
+TEST_CASE("strided shared accesses: lanes at most an access apart, in closed form, as the lane-by-lane count") {
+  // A warp's float4 row takes 4 wavefronts, 2 a half-warp phase (ncu: async_copy_pipeline's LDS.128, 0 conflicts);
+  // a float2 row 2; a warp of one float4 chunk 2 (one a phase: matmul_tiled's broadcasts); a byte row 1. Then
+  // random masks (the phases count only their active lanes), starts off a word, sizes 1 to 16, gaps 0 to the size,
+  // on 16 to 64 banks of 4 or 8 bytes, against shared_wavefronts.
+  auto both = [](std::uint64_t first, std::uint64_t stride, std::uint32_t mask, unsigned size, unsigned banks,
+                 unsigned bank_bytes) {
+    std::vector<std::uint8_t> lanes;
+    std::vector<std::uint64_t> addresses;
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      lanes.push_back(static_cast<std::uint8_t>(std::countr_zero(m)));
+      addresses.push_back(first + (lanes.size() - 1) * stride);
+    }
+    const BankResult want = shared_wavefronts(lanes, addresses, size, banks, bank_bytes);
+    const std::optional<BankResult> got = strided_wavefronts(first, stride, mask, size, banks, bank_bytes);
+    REQUIRE(got.has_value());
+    CHECK(got->wavefronts == want.wavefronts);
+    CHECK(got->ideal == want.ideal);
+    return std::pair{got->wavefronts, got->ideal};
+  };
+  CHECK(both(0, 16, ~0U, 16, 32, 4) == std::pair{4U, 4U});
+  CHECK(both(0, 8, ~0U, 8, 32, 4) == std::pair{2U, 2U});
+  CHECK(both(64, 0, ~0U, 16, 32, 4) == std::pair{2U, 4U});  // fewer than the bytes over the banks: no conflict
+  CHECK(both(3, 1, ~0U, 1, 32, 4) == std::pair{1U, 1U});
+  CHECK(both(4, 16, 0xFFFF0000U, 16, 32, 4) == std::pair{2U, 2U});  // one phase of 16 lanes: 256 bytes, 64 words
+  CHECK(both(2, 4, ~0U, 4, 32, 4) == std::pair{2U, 1U});            // 32 floats off a word: 33 words, a conflict
+  std::mt19937_64 rng(23);
+  for (int trial = 0; trial < 20000; ++trial) {
+    CAPTURE(trial);
+    const unsigned size = 1U << (rng() % 5), banks = 16U << (rng() % 3), bank_bytes = 4U << (rng() % 2);
+    const std::uint64_t first = rng() % 8192;
+    const std::uint64_t stride = rng() % (size + 1);
+    std::uint32_t mask = static_cast<std::uint32_t>(rng());
+    if (rng() % 4 == 0) mask = ~0U;
+    if (mask == 0) mask = 1;
+    CAPTURE(size);
+    CAPTURE(banks);
+    CAPTURE(bank_bytes);
+    CAPTURE(first);
+    CAPTURE(stride);
+    CAPTURE(mask);
+    both(first, stride, mask, size, banks, bank_bytes);
+  }
 }
 
 TEST_CASE("L1 data-stage passes: the most-loaded bank's words for hits, two missed lines a pass") {

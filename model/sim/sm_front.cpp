@@ -250,8 +250,7 @@ std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uin
 std::optional<BankResult> SmFront::compact_banks(const WarpRecord& r) const {
   if ((r.layout & kLayoutCompact) == 0 || (r.layout & kLayoutRuns) != 0) return std::nullopt;  // runs: lane by lane
   const std::uint64_t first = m_block->addresses[r.address_index], stride = m_block->addresses[r.address_index + 1];
-  return strided_wavefronts(first, stride, static_cast<unsigned>(r.active_lanes()), r.size, m_spec.banks,
-                            m_spec.bank_bytes);
+  return strided_wavefronts(first, stride, r.active_mask, r.size, m_spec.banks, m_spec.bank_bytes);
 }
 
 std::uint32_t SmFront::most_lanes_a_bank(std::span<const std::uint64_t> a, unsigned size) const {

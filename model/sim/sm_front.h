@@ -79,8 +79,9 @@ class alignas(128) SmFront {
   // The most lanes' words of `a` (accesses of `size` bytes, at most a bank word) in one bank: no fewer than the
   // distinct words the data stage's most-loaded bank holds.
   [[nodiscard]] std::uint32_t most_lanes_a_bank(std::span<const std::uint64_t> a, unsigned size) const;
-  // A compact record's wavefronts through the banks in closed form where its lanes are bank words at a stride
-  // (strided_wavefronts: a tile's column, a broadcast, a strided load), without writing its lanes out; else nullopt.
+  // A compact record's wavefronts through the banks in closed form where its lanes are bank words at a stride or at
+  // most an access apart (strided_wavefronts: a tile's column, a broadcast, a strided load, a row of float4), without
+  // writing its lanes out; else nullopt.
   [[nodiscard]] std::optional<BankResult> compact_banks(const WarpRecord& r) const;
   // Counts a shared-memory access of wavefronts `w` and says what it costs the pipeline.
   IssueCost shared_access(const WarpRecord& r, const BankResult& w);

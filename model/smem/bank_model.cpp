@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <numeric>
 
 #include "../util/sort_unique.h"
 
@@ -112,22 +111,61 @@ BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
   return r;
 }
 
-std::optional<BankResult> strided_wavefronts(std::uint64_t first, std::uint64_t stride, unsigned n, unsigned size,
-                                             unsigned banks, unsigned bank_bytes) {
-  constexpr std::uint64_t kFar = std::uint64_t{1} << 32U;
-  if (n == 0 || size != bank_bytes || first % bank_bytes != 0 || stride % bank_bytes != 0 ||
-      (stride >= kFar && ~stride + 1 >= kFar))
-    return std::nullopt;
+namespace {
+
+// strided_wavefronts() for lanes at most `size` apart, ascending, or one lane: each phase's bytes are one stretch
+// (shared_wavefronts' one_stretch, run_wavefronts). The k-th active lane is at first + k x stride, so a phase spans
+// the words from its first active lane's first byte to its last one's last.
+[[gnu::noinline]] BankResult stretch_wavefronts(std::uint64_t first, std::uint64_t stride, std::uint32_t mask,
+                                                unsigned size, unsigned banks, unsigned bank_bytes) {
+  const auto shift = static_cast<unsigned>(std::countr_zero(bank_bytes));
+  const auto bank_bits = static_cast<unsigned>(std::countr_zero(banks));
+  const unsigned per_phase = size <= bank_bytes ? 32 : 16;
   BankResult r;
-  if (stride == 0) {
-    r.wavefronts = 1;
-  } else {
-    const auto d = static_cast<unsigned>((stride / bank_bytes) & (banks - 1U));  // banks: a power of two
-    const unsigned period = banks / std::gcd(d == 0 ? banks : d, banks);
-    r.wavefronts = (n + period - 1) / period;
+  unsigned before = 0;  // active lanes of earlier phases
+  for (unsigned p = 0; p < 32; p += per_phase) {
+    const std::uint32_t phase = per_phase == 32 ? mask : mask >> p & 0xFFFFU;
+    const auto count = static_cast<unsigned>(std::popcount(phase));
+    if (count == 0) continue;
+    const std::uint64_t a = first + before * stride, b = first + (before + count - 1) * stride;
+    const std::uint64_t words = ((b + size - 1) >> shift) - (a >> shift) + 1;
+    r.wavefronts += static_cast<std::uint32_t>((words + banks - 1) >> bank_bits);
+    ++r.ideal;
+    before += count;
   }
-  const std::uint64_t width = std::uint64_t{banks} * bank_bytes;
-  r.ideal = std::max<std::uint32_t>(1, static_cast<std::uint32_t>((std::uint64_t{n} * size + width - 1) / width));
+  return r;
+}
+
+}  // namespace
+
+std::optional<BankResult> strided_wavefronts(std::uint64_t first, std::uint64_t stride, std::uint32_t mask,
+                                             unsigned size, unsigned banks, unsigned bank_bytes) {
+  constexpr std::uint64_t kFar = std::uint64_t{1} << 32U;
+  const auto n = static_cast<unsigned>(std::popcount(mask));
+  if (n == 0) return std::nullopt;
+  // Banks and their width are powers of two (arch validation): shifts and masks, not divisions.
+  const std::uint64_t word_mask = bank_bytes - 1U;
+  const auto word_bits = static_cast<unsigned>(std::countr_zero(bank_bytes));
+  const auto width_bits = word_bits + static_cast<unsigned>(std::countr_zero(banks));
+  BankResult r;
+  if (size == bank_bytes && (first & word_mask) == 0 && (stride & word_mask) == 0) {
+    if (stride >= kFar && ~stride + 1 >= kFar) return std::nullopt;
+    if (stride == 0) {
+      r.wavefronts = 1;
+    } else {
+      // The period, banks / gcd(d, banks), of a power of two: banks over d's lowest set bit (1 for d = 0).
+      const auto d = static_cast<unsigned>((stride >> word_bits) & (banks - 1U));
+      const unsigned period_bits = d == 0 ? 0U : static_cast<unsigned>(std::countr_zero(banks) - std::countr_zero(d));
+      r.wavefronts = (n + (1U << period_bits) - 1) >> period_bits;
+    }
+    r.ideal = 1;
+  } else if ((n == 1 || stride <= size) && first < (std::uint64_t{1} << 62U)) {
+    r = stretch_wavefronts(first, stride, mask, size, banks, bank_bytes);
+  } else {
+    return std::nullopt;
+  }
+  const std::uint64_t bytes = std::uint64_t{n} * size;
+  r.ideal = std::max(r.ideal, static_cast<std::uint32_t>((bytes + (std::uint64_t{1} << width_bits) - 1) >> width_bits));
   return r;
 }
 

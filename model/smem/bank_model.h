@@ -27,12 +27,15 @@ struct BankResult {
 BankResult shared_wavefronts(std::span<const std::uint8_t> lanes, std::span<const std::uint64_t> addresses,
                              unsigned size, unsigned banks, unsigned bank_bytes);
 
-// As shared_wavefronts() for `n` lanes at first, first + stride, ... (wrapping modulo 2^64, as a negative stride does;
-// a tile's column, a broadcast), in closed form where each access is one bank word (size == bank_bytes, first and
-// stride multiples of it): word i's bank, (first / bank_bytes + i * d) mod banks with d = stride / bank_bytes, comes
-// round again every banks / gcd(d, banks) lanes, so the most-loaded bank holds n over that, rounded up (d = 0: one
-// word, a broadcast). nullopt for other accesses, and for strides of 4 GiB or more either way.
-std::optional<BankResult> strided_wavefronts(std::uint64_t first, std::uint64_t stride, unsigned n, unsigned size,
-                                             unsigned banks, unsigned bank_bytes);
+// As shared_wavefronts() for the lanes of `mask` (the k-th of them at first + k x stride, wrapping modulo 2^64, as a
+// negative stride does; a tile's column, a broadcast, a row), in closed form:
+// - each access one bank word (size == bank_bytes, first and stride multiples of it): word k's bank,
+//   (first / bank_bytes + k * d) mod banks with d = stride / bank_bytes, comes round again every banks / gcd(d, banks)
+//   lanes, so the most-loaded bank holds the lanes over that, rounded up (d = 0: one word, a broadcast);
+// - otherwise lanes at most `size` apart, ascending (a row of float4, float2 or bytes; one lane): each phase's bytes
+//   are one stretch of words, as shared_wavefronts counts them without looking at each lane.
+// nullopt for other accesses, and for strides of 4 GiB or more either way.
+std::optional<BankResult> strided_wavefronts(std::uint64_t first, std::uint64_t stride, std::uint32_t mask,
+                                             unsigned size, unsigned banks, unsigned bank_bytes);
 
 }  // namespace memhier
