@@ -527,6 +527,52 @@ TEST_CASE("4-byte stores 2 bytes off their words write no word whole, the odd wo
   CHECK(result[0].counters.dram_read_bytes == 256);
 }
 
+TEST_CASE("a column's stores write the same words of each line, a float4 across a line's end those of two") {
+  // One warp, its lanes a 4 KiB row apart, stores compact records (a stride: SmFront::column_words), then reads a
+  // sector of each row's line through L2 (.cg). The read's 64-byte granule (sectors 0 and 1: a far read asks for the
+  // whole granule at the home slice) is whole in L2 where every word of it was written, and the read fetches
+  // nothing; with a word missing it fetches the granule, 32 lines 2048 bytes.
+  // - words 1 to 15, 4 bytes a store: fetched; words 0 to 15: not;
+  // - a float4 from byte 120 (words 30 and 31 of a line, 0 and 1 of the next), then words 2 to 15 of the next line:
+  //   its granule is whole; without word 15 it is not.
+  constexpr std::uint64_t base = 0x7f0000100000ULL;
+  using Stores = std::vector<std::pair<std::uint64_t, std::uint8_t>>;  // offset from base, bytes a lane
+  auto read_bytes = [&](const Stores& stores, std::uint64_t read) {
+    OneBlock src("column", 32, [&](BlockTrace& b) {
+      REQUIRE(b.compact_strided);
+      b.begin_warp();
+      std::uint32_t pc = 0;
+      for (const auto& [offset, size] : stores) {
+        WarpRecord st;
+        st.kind = AccessKind::store;
+        st.size = size;
+        st.pc = pc += 16;
+        st.active_mask = 0xFFFFFFFFU;
+        b.add_strided(st, 32, base + offset, 4096, kLayoutKnown);
+      }
+      WarpRecord ld;
+      ld.pc = pc + 16;
+      ld.hint = CacheHint::cg;
+      ld.active_mask = 0xFFFFFFFFU;
+      b.add_strided(ld, 32, base + read, 4096, kLayoutKnown);
+      REQUIRE((b.records.back().layout & kLayoutCompact) != 0);
+    });
+    const auto result = simulate(h100(), src, {});
+    REQUIRE(result.size() == 1);
+    return result[0].counters.dram_read_bytes;
+  };
+  Stores words;
+  for (std::uint64_t w = 1; w < 16; ++w) words.emplace_back(4 * w, 4);
+  CHECK(read_bytes(words, 0) == 2048);
+  words.emplace_back(0, 4);
+  CHECK(read_bytes(words, 0) == 0);
+  Stores across{{120, 16}};
+  for (std::uint64_t w = 2; w < 16; ++w) across.emplace_back(128 + 4 * w, 4);
+  CHECK(read_bytes(across, 128) == 0);
+  across.pop_back();
+  CHECK(read_bytes(across, 128) == 2048);
+}
+
 TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; SMs of other TPCs each go") {
   // validate/probe/shared_reads: 264 blocks each read a 64 KiB chunk, 2048 sectors, with no L1 reuse. Blocks b go
   // to SM b mod 132, so blocks 2j and 2j + 1 run on SMs 2t and 2t + 1 (a TPC) in step: one of each pair's requests
@@ -1695,9 +1741,13 @@ class StridedSource final : public ShapesSource {
 
  private:
   void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
-    const std::array<Shape, 10> shapes{{
+    const std::array<Shape, 14> shapes{{
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4096},  // softmax_naive's column
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 8192},
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 16, 4096},                // a column of float4
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 8, ~std::uint64_t{127}},  // up, a line a lane
+        {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 16},                   // a row of float4
+        {AddressSpace::shared, AccessKind::load, CacheHint::none, 16, 16},                   // LDS.128 of a row
         {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 128},
         {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 256},
         {AddressSpace::global, AccessKind::store, CacheHint::none, 2, 384},
@@ -1775,8 +1825,9 @@ TEST_CASE("records in runs form count what their lanes written out count") {
 }
 
 TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
-  // The simulator takes a compact record whose stride is whole lines as lines directly (coalesce_column) and a
-  // compact record's banks in closed form first: every counter must be what the lanes give one by one.
+  // The simulator takes a compact record whose stride is whole lines as lines directly (coalesce_column), a store's
+  // words from its first lane where its lanes are each a line's same words (column_words), and a compact record's
+  // banks in closed form first: every counter must be what the lanes give one by one.
   const SimCounters c = same_compact_as_written<StridedSource>();
   CHECK(c.global_ld_requests > 0);
   CHECK(c.l1_sector_hits > 0);

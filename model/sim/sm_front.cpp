@@ -308,6 +308,19 @@ std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
   return m_l1.access(line, property);  // write-through L1: its victims have nothing to write back
 }
 
+bool SmFront::column_words(const WarpRecord& r) {
+  // (A local record's pool holds offsets, not the addresses its lanes map to.)
+  if ((r.layout & (kLayoutCompact | kLayoutRuns)) != kLayoutCompact || r.space == AddressSpace::local ||
+      r.size % 4 != 0)
+    return false;
+  const std::uint64_t first = m_block->addresses[r.address_index], stride = m_block->addresses[r.address_index + 1];
+  const std::uint64_t offset = first % kLineBytes;
+  if (stride % kLineBytes != 0 || offset % 4 != 0 || offset + r.size > kLineBytes) return false;
+  const std::uint32_t words = ((std::uint32_t{1} << (r.size / 4)) - 1) << (offset / 4);  // size <= 16
+  std::fill_n(m_words.begin(), m_sectors.line_count, words);
+  return true;
+}
+
 void SmFront::written_words(std::span<const std::uint64_t> a, unsigned size, bool gapless) {
   const auto n = static_cast<std::size_t>(m_sectors.line_count);
   const SectorSet::Line* lines = m_sectors.lines.data();
@@ -416,7 +429,10 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       const bool gapless = (layout & kLayoutGapless) != 0;
       if (m_spec.l1_enabled && r.hint != CacheHint::cg) prefetch_l1_lines(lines);
-      written_words(gapless ? a : lanes(r, a), r.size, gapless);  // gapless: the first and last lanes suffice
+      if (gapless)  // the first and last lanes suffice
+        written_words(a, r.size, true);
+      else if (!column_words(r))
+        written_words(lanes(r, a), r.size, false);
       for (int i = 0; i < m_sectors.line_count; ++i) {
         const auto [line, mask] = m_sectors.lines[static_cast<std::size_t>(i)];
         const std::uint32_t words = m_words[static_cast<std::size_t>(i)];
