@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <tuple>
@@ -1310,6 +1311,20 @@ TEST_CASE("bank model: every access shape against a direct count of each phase's
       CHECK(got.conflicts() == (want > ideal ? want - ideal : 0));
     }
   }
+  // 4-byte lanes on words 0-29 (banks 0-29) and 63 (bank 31), the last 2 bytes into word 94 (bank 30), reaching
+  // into word 95 (bank 31, beside 63): 2 wavefronts, though every other lane starts a word. Starting word 94, the
+  // last lane leaves every bank one word: 1. On word 93 (bank 29, beside 29): 2 again.
+  std::vector<std::uint8_t> lanes(32);
+  std::iota(lanes.begin(), lanes.end(), std::uint8_t{0});
+  std::vector<std::uint64_t> addresses;
+  for (std::uint64_t w = 0; w < 30; ++w) addresses.push_back(4 * w);
+  addresses.push_back(4 * 63);
+  addresses.push_back(4 * 94 + 2);
+  CHECK(shared_wavefronts(lanes, addresses, 4, 32, 4).wavefronts == 2);
+  addresses.back() = 4 * 94;
+  CHECK(shared_wavefronts(lanes, addresses, 4, 32, 4).wavefronts == 1);
+  addresses.back() = 4 * 93;
+  CHECK(shared_wavefronts(lanes, addresses, 4, 32, 4).wavefronts == 2);
 }
 
 namespace {
