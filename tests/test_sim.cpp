@@ -528,18 +528,29 @@ TEST_CASE("4-byte stores 2 bytes off their words write no word whole, the odd wo
   CHECK(result[0].counters.dram_read_bytes == 256);
 }
 
-TEST_CASE("a column's stores write the same words of each line, a float4 across a line's end those of two") {
-  // One warp, its lanes a 4 KiB row apart, stores compact records (a stride: SmFront::column_words), then reads a
-  // sector of each row's line through L2 (.cg). The read's 64-byte granule (sectors 0 and 1: a far read asks for the
-  // whole granule at the home slice) is whole in L2 where every word of it was written, and the read fetches
-  // nothing; with a word missing it fetches the granule, 32 lines 2048 bytes.
-  // - words 1 to 15, 4 bytes a store: fetched; words 0 to 15: not;
-  // - a float4 from byte 120 (words 30 and 31 of a line, 0 and 1 of the next), then words 2 to 15 of the next line:
+TEST_CASE("strided stores write the same words of each line: a column's, a float4 across a line's end, a field's") {
+  // One warp stores compact records (a stride: SmFront::strided_words), then reads through L2 (.cg). A read's 64-byte
+  // granule (sectors 0 and 1: a far read asks for the whole granule at the home slice) is whole in L2 where every
+  // word of it was written, and the read fetches nothing; with a word missing it fetches the granule.
+  // - Lanes a 4 KiB row apart, words 1 to 15 of a line, 4 bytes a store, then a read of word 0: 32 granules fetched,
+  //   2048 bytes; words 0 to 15: none.
+  // - A float4 from byte 120 (words 30 and 31 of a line, 0 and 1 of the next), then words 2 to 15 of the next line:
   //   its granule is whole; without word 15 it is not.
+  // - Structures of 32 bytes, fields 1 to 7, then a read of field 0: every granule of the 8 lines fetched, 1024 bytes;
+  //   fields 0 to 7: none.
+  // - Structures of 64 bytes, 8-byte fields 0 to 7, then a read of the last word: none fetched; fields 0 to 6: the
+  //   granules of both structures of each of the 16 lines, 2048 bytes.
+  // - 32-byte structures from byte 80 (bytes 80 to 1103 written): a read of the first 8 lines, a word a structure,
+  //   fetches the first line's 2 granules (bytes 0 to 79 unwritten; a structure's place at byte 16 or 48 is not one
+  //   of the lanes'), 128 bytes; a read of the ninth line whole its second granule (bytes 1104 to 1151 unwritten).
+  // - Both 4-byte halves of 8-byte structures from byte 40 (bytes 40 to 295, 2 lanes a word apart in a sector): a
+  //   read of the first line whole fetches its first granule (bytes 32 to 39 unwritten), of the third line whole both
+  //   (bytes 296 to 319 unwritten, 320 on untouched). From byte 8, the first line's first granule (bytes 0 to 7).
   constexpr std::uint64_t base = 0x7f0000100000ULL;
   using Stores = std::vector<std::pair<std::uint64_t, std::uint8_t>>;  // offset from base, bytes a lane
-  auto read_bytes = [&](const Stores& stores, std::uint64_t read) {
-    OneBlock src("column", 32, [&](BlockTrace& b) {
+  auto read_bytes = [&](const Stores& stores, std::uint64_t read, std::uint64_t stride,
+                        std::uint64_t read_stride = ~std::uint64_t{0}) {
+    OneBlock src("strided", 32, [&](BlockTrace& b) {
       REQUIRE(b.compact_strided);
       b.begin_warp();
       std::uint32_t pc = 0;
@@ -549,13 +560,13 @@ TEST_CASE("a column's stores write the same words of each line, a float4 across 
         st.size = size;
         st.pc = pc += 16;
         st.active_mask = 0xFFFFFFFFU;
-        b.add_strided(st, 32, base + offset, 4096, kLayoutKnown);
+        b.add_strided(st, 32, base + offset, stride, kLayoutKnown);
       }
       WarpRecord ld;
       ld.pc = pc + 16;
       ld.hint = CacheHint::cg;
       ld.active_mask = 0xFFFFFFFFU;
-      b.add_strided(ld, 32, base + read, 4096, kLayoutKnown);
+      b.add_strided(ld, 32, base + read, read_stride == ~std::uint64_t{0} ? stride : read_stride, kLayoutKnown);
       REQUIRE((b.records.back().layout & kLayoutCompact) != 0);
     });
     const auto result = simulate(h100(), src, {});
@@ -564,14 +575,63 @@ TEST_CASE("a column's stores write the same words of each line, a float4 across 
   };
   Stores words;
   for (std::uint64_t w = 1; w < 16; ++w) words.emplace_back(4 * w, 4);
-  CHECK(read_bytes(words, 0) == 2048);
+  CHECK(read_bytes(words, 0, 4096) == 2048);
   words.emplace_back(0, 4);
-  CHECK(read_bytes(words, 0) == 0);
+  CHECK(read_bytes(words, 0, 4096) == 0);
   Stores across{{120, 16}};
   for (std::uint64_t w = 2; w < 16; ++w) across.emplace_back(128 + 4 * w, 4);
-  CHECK(read_bytes(across, 128) == 0);
+  CHECK(read_bytes(across, 128, 4096) == 0);
   across.pop_back();
-  CHECK(read_bytes(across, 128) == 2048);
+  CHECK(read_bytes(across, 128, 4096) == 2048);
+  Stores fields;
+  for (std::uint64_t f = 1; f < 8; ++f) fields.emplace_back(4 * f, 4);
+  CHECK(read_bytes(fields, 0, 32) == 1024);
+  fields.emplace_back(0, 4);
+  CHECK(read_bytes(fields, 0, 32) == 0);
+  Stores pairs;
+  for (std::uint64_t f = 0; f < 8; ++f) pairs.emplace_back(8 * f, 8);
+  CHECK(read_bytes(pairs, 60, 64) == 0);
+  pairs.pop_back();
+  CHECK(read_bytes(pairs, 60, 64) == 2048);
+  for (auto& [offset, size] : fields) offset += 80;
+  CHECK(read_bytes(fields, 0, 32) == 128);
+  CHECK(read_bytes(fields, 1024, 32, 4) == 64);
+  const Stores halves{{40, 4}, {44, 4}};  // both halves of 8-byte structures from byte 40: bytes 40 to 295
+  CHECK(read_bytes(halves, 0, 8, 4) == 64);
+  CHECK(read_bytes(halves, 256, 8, 4) == 128);
+  CHECK(read_bytes({{8, 4}, {12, 4}}, 0, 8, 4) == 64);  // from byte 8: the first sector's first 8 bytes unwritten
+  // A local record's stride is of offsets, and thread t's word k lies at (k x threads + t) x 4 of the local window:
+  // lanes storing words 0 to 31 (k = lane) write a word each of 32 lines far apart, and a .cg read of them fetches 32
+  // granules, as their lanes written out do.
+  for (const bool compact : {true, false}) {
+    CAPTURE(compact);
+    OneBlock src("local", 32, [&](BlockTrace& b) {
+      b.begin_warp();
+      WarpRecord st;
+      st.kind = AccessKind::store;
+      st.space = AddressSpace::local;
+      st.pc = 16;
+      st.active_mask = 0xFFFFFFFFU;
+      WarpRecord ld = st;
+      ld.kind = AccessKind::load;
+      ld.hint = CacheHint::cg;
+      ld.pc = 32;
+      for (const WarpRecord& r : {st, ld}) {
+        if (compact) {
+          b.add_strided(r, 32, 0, 4, kLayoutKnown);
+          REQUIRE((b.records.back().layout & kLayoutCompact) != 0);
+        } else {
+          std::array<std::uint64_t, 32> offsets{};
+          for (std::uint64_t k = 0; k < 32; ++k) offsets[k] = 4 * k;
+          b.add(r, offsets);
+        }
+      }
+    });
+    const auto result = simulate(h100(), src, {});
+    REQUIRE(result.size() == 1);
+    CHECK(result[0].counters.local_st_sectors == 32);
+    CHECK(result[0].counters.dram_read_bytes == 2048);
+  }
 }
 
 TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; SMs of other TPCs each go") {
@@ -1756,13 +1816,16 @@ class StridedSource final : public ShapesSource {
 
  private:
   void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
-    const std::array<Shape, 14> shapes{{
+    const std::array<Shape, 17> shapes{{
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4096},  // softmax_naive's column
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 8192},
         {AddressSpace::global, AccessKind::store, CacheHint::none, 16, 4096},                // a column of float4
         {AddressSpace::global, AccessKind::store, CacheHint::none, 8, ~std::uint64_t{127}},  // up, a line a lane
         {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 16},                   // a row of float4
         {AddressSpace::shared, AccessKind::load, CacheHint::none, 16, 16},                   // LDS.128 of a row
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 32},  // a field of 32-byte structures
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 8, 64},  // of 64-byte ones
+        {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 12},  // of 12-byte ones: no divisor of a line
         {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 128},
         {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 256},
         {AddressSpace::global, AccessKind::store, CacheHint::none, 2, 384},
@@ -1841,7 +1904,7 @@ TEST_CASE("records in runs form count what their lanes written out count") {
 
 TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
   // The simulator takes a compact record whose stride is whole lines as lines directly (coalesce_column), a store's
-  // words from its first lane where its lanes are each a line's same words (column_words), and a compact record's
+  // words without its lanes where they are each line's same words (strided_words), and a compact record's
   // banks in closed form first: every counter must be what the lanes give one by one.
   const SimCounters c = same_compact_as_written<StridedSource>();
   CHECK(c.global_ld_requests > 0);

@@ -308,16 +308,33 @@ std::uint32_t SmFront::l1_line(std::uint64_t line, L2Property property) {
   return m_l1.access(line, property);  // write-through L1: its victims have nothing to write back
 }
 
-bool SmFront::column_words(const WarpRecord& r) {
+bool SmFront::strided_words(const WarpRecord& r) {
   // (A local record's pool holds offsets, not the addresses its lanes map to.)
   if ((r.layout & (kLayoutCompact | kLayoutRuns)) != kLayoutCompact || r.space == AddressSpace::local ||
       r.size % 4 != 0)
     return false;
   const std::uint64_t first = m_block->addresses[r.address_index], stride = m_block->addresses[r.address_index + 1];
-  const std::uint64_t offset = first % kLineBytes;
-  if (stride % kLineBytes != 0 || offset % 4 != 0 || offset + r.size > kLineBytes) return false;
-  const std::uint32_t words = ((std::uint32_t{1} << (r.size / 4)) - 1) << (offset / 4);  // size <= 16
-  std::fill_n(m_words.begin(), m_sectors.line_count, words);
+  const std::uint32_t lane = (std::uint32_t{1} << (r.size / 4)) - 1;  // size <= 16
+  const auto n = static_cast<std::size_t>(m_sectors.line_count);
+  if (stride % kLineBytes == 0) {  // a column: each lane a line's same words
+    const std::uint64_t offset = first % kLineBytes;
+    if (offset % 4 != 0 || offset + r.size > kLineBytes) return false;
+    std::fill_n(m_words.begin(), n, lane << (offset / 4));
+    return true;
+  }
+  // Structures of a power of two bytes dividing a line, a field of each (whole words, within the structure): every
+  // line holds the same fields, cut to the bytes from the first lane to the last.
+  if (stride > kLineBytes || !std::has_single_bit(stride) || first % 4 != 0 || first % stride + r.size > stride)
+    return false;
+  std::uint32_t fields = 0;
+  for (std::uint64_t at = first % stride; at < kLineBytes; at += stride) fields |= lane << (at / 4);
+  const std::uint64_t end = first + static_cast<std::uint64_t>(r.active_lanes() - 1) * stride + r.size;
+  const SectorSet::Line* lines = m_sectors.lines.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t start = lines[i].line * kLineBytes;
+    const std::uint64_t lo = (std::max(first, start) - start) / 4, hi = (std::min(end, start + kLineBytes) - start) / 4;
+    m_words[i] = fields & static_cast<std::uint32_t>(((std::uint64_t{1} << (hi - lo)) - 1) << lo);
+  }
   return true;
 }
 
@@ -431,7 +448,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       if (m_spec.l1_enabled && r.hint != CacheHint::cg) prefetch_l1_lines(lines);
       if (gapless)  // the first and last lanes suffice
         written_words(a, r.size, true);
-      else if (!column_words(r))
+      else if (!strided_words(r))
         written_words(lanes(r, a), r.size, false);
       for (int i = 0; i < m_sectors.line_count; ++i) {
         const auto [line, mask] = m_sectors.lines[static_cast<std::size_t>(i)];

@@ -92,10 +92,11 @@ class alignas(128) SmFront {
   // For each line i of m_sectors, the 4-byte words the store's lanes write completely, into m_words[i]: bit 8s + w is
   // word w of sector s (a sector's 8 bits all set: the whole sector). `gapless`: the lanes write one run of bytes.
   void written_words(std::span<const std::uint64_t> addresses, unsigned size, bool gapless);
-  // As written_words() for a compact record (a stride, global) whose lanes are whole words at one place of lines a
-  // multiple of 128 bytes apart (a column's stores, a thread's row of output): every line gets the same words. False,
-  // with nothing written, for any other record.
-  bool column_words(const WarpRecord& r);
+  // As written_words() for a compact record (a stride, global) of whole words, without looking at each lane: lanes at
+  // one place of lines a multiple of 128 bytes apart (a column's stores, a thread's row of output) write the same
+  // words of every line; lanes a power of two below 128 bytes apart, each within its stride (a field of structures),
+  // the same words of every line but where the lanes begin and end. False, with nothing written, for other records.
+  bool strided_words(const WarpRecord& r);
   // `words`: a write's written_words() (L2Request::words); 0 for other operations.
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words = 0);
   template <typename F>
