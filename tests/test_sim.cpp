@@ -1775,7 +1775,7 @@ class RunsSource final : public ShapesSource {
  private:
   void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
     constexpr std::uint64_t g = 0x7f0000000000ULL;
-    const std::array<Shape, 17> shapes{{
+    const std::array<Shape, 22> shapes{{
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 0, 16, 1024, g},          // A[row][k]
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4, 16, 0, g + 0x100000},  // B[k][col]
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 4, 16, 2048, g + 0x200000},
@@ -1816,7 +1816,7 @@ class StridedSource final : public ShapesSource {
 
  private:
   void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
-    const std::array<Shape, 17> shapes{{
+    const std::array<Shape, 22> shapes{{
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4096},  // softmax_naive's column
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 8192},
         {AddressSpace::global, AccessKind::store, CacheHint::none, 16, 4096},                // a column of float4
@@ -1826,6 +1826,11 @@ class StridedSource final : public ShapesSource {
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 32},  // a field of 32-byte structures
         {AddressSpace::global, AccessKind::store, CacheHint::none, 8, 64},  // of 64-byte ones
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 12},  // of 12-byte ones: no divisor of a line
+        {AddressSpace::local, AccessKind::store, CacheHint::none, 4, 0},    // a spill slot: one offset
+        {AddressSpace::local, AccessKind::load, CacheHint::none, 4, 0},
+        {AddressSpace::local, AccessKind::load, CacheHint::none, 8, 0},
+        {AddressSpace::local, AccessKind::store, CacheHint::none, 2, 0},
+        {AddressSpace::local, AccessKind::load, CacheHint::none, 4, 4},  // a local array at the lane's index
         {AddressSpace::global, AccessKind::load, CacheHint::cg, 8, 128},
         {AddressSpace::global, AccessKind::load, CacheHint::none, 16, 256},
         {AddressSpace::global, AccessKind::store, CacheHint::none, 2, 384},
@@ -1841,7 +1846,9 @@ class StridedSource final : public ShapesSource {
                                 pick % 5 == 0   ? 0x00FF00FFU
                                 : pick % 7 == 0 ? 0x7FFFFFFEU
                                                 : 0xFFFFFFFFU);
-    const std::uint64_t at = s.space == AddressSpace::shared ? 0 : 0x7f0000000000ULL + 0x4000000 * (pick % 4);
+    const std::uint64_t at = s.space == AddressSpace::shared || s.space == AddressSpace::local
+                                 ? 0
+                                 : 0x7f0000000000ULL + 0x4000000 * (pick % 4);
     // Any place in a line, a size apart; every ninth half a size before a line's end, running across it, and every
     // ninth after them half a size before a sector's end, running into the next sector.
     std::uint64_t first = at + 0x20000 + (bx * 13 + w * 5 + i) * 4 % 8192 / s.size * s.size;
@@ -1905,11 +1912,14 @@ TEST_CASE("records in runs form count what their lanes written out count") {
 TEST_CASE("records of lanes a stride apart count what their lanes written out count") {
   // The simulator takes a compact record whose stride is whole lines as lines directly (coalesce_column), a store's
   // words without its lanes where they are each line's same words (strided_words), and a compact record's
-  // banks in closed form first: every counter must be what the lanes give one by one.
+  // banks in closed form first, and a whole warp's local access of one offset from that offset alone: every counter
+  // must be what the lanes give one by one.
   const SimCounters c = same_compact_as_written<StridedSource>();
   CHECK(c.global_ld_requests > 0);
   CHECK(c.l1_sector_hits > 0);
   CHECK(c.l1_ld_wavefronts > 0);
+  CHECK(c.local_ld_sectors > c.local_ld_requests);
+  CHECK(c.local_st_requests > 0);
 }
 
 TEST_CASE("a description's long blocks simulated in parts count what they count whole, on any number of threads") {

@@ -102,6 +102,19 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   // A compact shared record of bank words (a tile's column, a broadcast): its lanes never written out.
   if (r.space == AddressSpace::shared)
     if (const std::optional<BankResult> w = compact_banks(r)) return shared_access(r, *w);
+  // A whole warp's local access of one offset (a spill slot, a local array at a uniform index): thread t's word k
+  // lies at (k x threads + t) x 4 of the local window, so its lanes are 4 bytes apart from the first, which is all
+  // the mapping needs (lane by lane, with the offsets written out first, it cost register_spill a fifth of its host
+  // instructions). The layout is lane_layout()'s of such lanes.
+  if (r.space == AddressSpace::local && r.active_mask == 0xFFFFFFFFU &&
+      (r.layout & (kLayoutCompact | kLayoutRuns)) == kLayoutCompact && b.addresses[r.address_index + 1] == 0) {
+    const std::uint64_t offset = b.addresses[r.address_index];
+    const std::uint64_t first =
+        m_spec.local_base + ((offset / 4) * m_spec.local_threads + thread_base) * 4 + offset % 4;
+    for (std::size_t i = 0; i < kWarpSize; ++i) m_mapped[i] = first + 4 * i;
+    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | kLayoutDense | (r.size == 4 ? kLayoutGapless : 0));
+    return global_access(r, {m_mapped.data(), kWarpSize}, layout);
+  }
   std::span<const std::uint64_t> a;
   m_shape = nullptr;
   const bool global =
@@ -239,8 +252,9 @@ std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uin
   // (The lanes a bank count only saves work: they are never fewer than the wavefronts.)
   if (m_shape != nullptr) return std::max(floor, std::min(lines, shape_banks(*m_shape, *m_block, r).wavefronts));
   // A compact record's closed form first: it costs less than the lanes a bank count (a column's 32 lines: softmax_naive
-  // spent 4% of its host instructions on the count).
-  if ((r.layout & kLayoutCompact) != 0)
+  // spent 4% of its host instructions on the count). Not a local record's: its pool holds offsets, whose stride is
+  // not its lanes' (thread t's word k lies at (k x threads + t) x 4).
+  if ((r.layout & kLayoutCompact) != 0 && r.space != AddressSpace::local)
     if (const std::optional<BankResult> compact = compact_banks(r))
       return std::max(floor, std::min(lines, compact->wavefronts));
   if (m_compact == nullptr && r.size <= m_spec.bank_bytes && most_lanes_a_bank(a, r.size) <= floor) return floor;
