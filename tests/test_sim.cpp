@@ -1775,7 +1775,7 @@ class RunsSource final : public ShapesSource {
  private:
   void add(BlockTrace& b, std::uint64_t bx, std::uint64_t w, std::uint64_t i) override {
     constexpr std::uint64_t g = 0x7f0000000000ULL;
-    const std::array<Shape, 22> shapes{{
+    const std::array<Shape, 17> shapes{{
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 0, 16, 1024, g},          // A[row][k]
         {AddressSpace::global, AccessKind::load, CacheHint::none, 4, 4, 16, 0, g + 0x100000},  // B[k][col]
         {AddressSpace::global, AccessKind::store, CacheHint::none, 4, 4, 16, 2048, g + 0x200000},
