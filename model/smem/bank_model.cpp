@@ -37,45 +37,28 @@ BankResult phased_wavefronts(std::span<const std::uint8_t> lanes, std::span<cons
   return r;
 }
 
-// The wavefronts of an access of one phase: its most-loaded bank's distinct words (words and banks as above). Each
-// bank chains the distinct words found in it so far (at most 64: 32 lanes, each one word or, straddling, two), so a
-// lane compares its word with those of its own bank only: a histogram's scattered bins, one or two a bank, cost a
-// compare or two a lane (a table of all the words seen, probed by hash, cost histogram_shared 40 host instructions a
-// lane), and a broadcast one.
+// The wavefronts of an access of one phase: its most-loaded bank's distinct words (words and banks as above). A
+// word seen before (a broadcast) is found in a small open-addressed table (at most 64 words: 32 lanes, each one word
+// or, straddling, two; 128 slots), so a column of 32 words in one bank costs 32 lookups, not a walk of its bank's
+// list at each.
 std::uint32_t one_phase(std::span<const std::uint64_t> addresses, unsigned size, unsigned shift, std::uint64_t mask) {
-  constexpr std::uint8_t kEnd = 0xFF;
-  std::array<std::uint8_t, 64> head;  // banks: at most 64 (arch validation); each bank's last distinct word, or kEnd
-  head.fill(kEnd);
-  std::array<std::uint8_t, 64> count{};
-  std::array<std::uint64_t, 64> words;  // the distinct words, in the order found; written before they are read
-  std::array<std::uint8_t, 64> next;    // the word found before in the same bank, or kEnd
-  std::uint8_t found = 0;
-  auto add = [&](std::uint64_t w) {
-    const auto bank = static_cast<std::size_t>(w & mask);
-    for (std::uint8_t k = head[bank]; k != kEnd; k = next[k])
-      if (words[k] == w) return;  // a broadcast of a word already counted
-    words[found] = w;
-    next[found] = head[bank];
-    head[bank] = found++;
-    ++count[bank];
-  };
-  // Accesses (at most a bank word) that start a word each take that word alone: where every one does (a histogram's
-  // bins; one OR over the lanes tells), their words need no second look; else a lane may straddle into the next.
-  const std::uint64_t word_mask = (std::uint64_t{1} << shift) - 1;
-  std::uint64_t low = 0;
-  for (const std::uint64_t a : addresses) low |= a;
-  if ((low & word_mask) == 0) {
-    for (const std::uint64_t a : addresses) add(a >> shift);
-  } else {
-    for (const std::uint64_t a : addresses) {
-      const std::uint64_t w = a >> shift, last = (a + size - 1) >> shift;
-      add(w);
-      if (last != w) add(last);
+  constexpr std::size_t kSlots = 128;
+  std::array<std::uint64_t, kSlots> seen;  // the words, where `used` has the slot's bit
+  std::array<std::uint64_t, kSlots / 64> used{};
+  std::array<std::uint8_t, 64> per_bank{};  // banks: at most 64 (arch validation)
+  auto taken = [&](std::size_t slot) { return (used[slot / 64] >> (slot % 64) & 1U) != 0; };
+  std::uint32_t most = 0;
+  for (const std::uint64_t a : addresses) {
+    for (std::uint64_t w = a >> shift; w <= (a + size - 1) >> shift; ++w) {
+      auto slot = static_cast<std::size_t>((w * 0x9E3779B97F4A7C15ULL) >> 57U);  // 7 bits
+      while (taken(slot) && seen[slot] != w) slot = (slot + 1) % kSlots;
+      if (taken(slot)) continue;  // a broadcast of a word already counted
+      seen[slot] = w;
+      used[slot / 64] |= std::uint64_t{1} << (slot % 64);
+      most = std::max<std::uint32_t>(most, ++per_bank[static_cast<std::size_t>(w & mask)]);
     }
   }
-  std::uint8_t most = 0;
-  for (const std::uint8_t n : count) most = std::max(most, n);
-  return most;
+  return addresses.empty() ? 0 : most;
 }
 
 // As phased_wavefronts() and one_phase() for lanes whose bytes are one stretch in every phase: `words` consecutive
