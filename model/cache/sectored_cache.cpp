@@ -135,6 +135,7 @@ void SectoredCache::index_erase(std::uint64_t line) {
 std::uint32_t SectoredCache::plru_access(std::uint64_t line, L2Property property, Evicted* out, Recent& seen) {
   const std::uint32_t set = set_of(line);
   const std::uint32_t slot = plru_find(line, set);
+  m_recent_on = slot != kNone;
   if (slot == kNone) return plru_insert(line, set, property, out);
   if (out != nullptr) *out = {};
   plru_touch(slot);
