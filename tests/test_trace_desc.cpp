@@ -710,6 +710,42 @@ TEST_CASE("a warp's values come out exact at the edges of the fast conversion an
   CHECK(eval_error([&] { alone.eval_lanes(scope, 0xFFFFFFFFU, out); }).lane == 7);
 }
 
+TEST_CASE("a let's whole warp of values and an if's taken lanes come out exact on both sides of +-2^51") {
+  // A let converts a whole warp on the values' bits within [-2^51, 2^51) and lane by lane past it; an if takes the
+  // lanes whose condition is not 0. big = 2^51 - 16 + lane (lanes 16 on past 2^51), neg = lane - 16 (the bits' way,
+  // negative in lanes 0-15), low = -2^51 - 17 + lane (lanes 0-16 below -2^51): the ifs take lane 16, every lane but
+  // 16 (neg itself as the condition) and lane 17, and a[big - (2^51 - 16) + neg + 16] is a[2 x lane].
+  const std::string yaml = R"(kernel: conv
+launch: {grid: 1, block: 32, registers: 16}
+arrays:
+  a: {element: 4, length: 64}
+body:
+  - let: {big: threadIdx.x + 2251799813685232}
+  - let: {neg: threadIdx.x - 16}
+  - let: {low: threadIdx.x - 2251799813685265}
+  - if: big == 2251799813685248
+    then:
+      - load: a[0]
+  - if: neg
+    then:
+      - load: a[1]
+  - if: low == -2251799813685248
+    then:
+      - load: a[2]
+  - load: a[big - 2251799813685232 + neg + 16]
+)";
+  const Generated g = generate(yaml);
+  const auto w = g.blocks[0].warp(0);
+  REQUIRE(w.size() == 4);
+  CHECK(w[0].active_mask == 1U << 16U);
+  CHECK(w[1].active_mask == 0xFFFEFFFFU);  // neg is 0 in lane 16 alone
+  CHECK(w[2].active_mask == 1U << 17U);
+  const auto lanes = g.blocks[0].lane_addresses(w[3]);
+  REQUIRE(lanes.size() == 32);
+  const std::uint64_t base = g.info.arrays[0].base;
+  for (std::size_t l = 0; l < 32; ++l) CHECK(lanes[l] == base + 8 * l);
+}
+
 TEST_CASE("a loop with the same bounds in every lane runs its lanes together and leaves other lanes' variable alone") {
   // Lanes 0..15 run k = 2, 5, 8 (ending at 11); lanes 16..31 never reach the loop and keep k = 40 + lane. Counting
   // down with the same bounds gives k = 9, 6, 3 (ending at 0). A step of 0 is refused naming the lane.
