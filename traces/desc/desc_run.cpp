@@ -296,6 +296,7 @@ class Runner final : public DescriptionSource {
     const T x = v[static_cast<std::size_t>(std::countr_zero(mask))];
     if (mask == 0xFFFFFFFFU) {
       const auto bits = std::bit_cast<std::uint64_t>(x);
+      if (std::bit_cast<std::uint64_t>(v[1]) != bits) return false;  // a thread index's value: it differs at once
       std::uint64_t differ = 0;
       for (const T y : v) differ |= std::bit_cast<std::uint64_t>(y) ^ bits;
       return differ == 0;
