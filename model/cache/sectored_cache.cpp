@@ -132,14 +132,14 @@ void SectoredCache::index_erase(std::uint64_t line) {
   for (std::size_t b = home(h); b != p.bucket; b = (b + 1) & m_bucket_mask) --m_passed[b];
 }
 
-std::uint32_t SectoredCache::plru_access(std::uint64_t line, L2Property property, Evicted* out, Recent& seen) {
+std::uint32_t SectoredCache::plru_access(std::uint64_t line, L2Property property, Evicted* out) {
   const std::uint32_t set = set_of(line);
   const std::uint32_t slot = plru_find(line, set);
   m_recent_on = slot != kNone;
   if (slot == kNone) return plru_insert(line, set, property, out);
   if (out != nullptr) *out = {};
   plru_touch(slot);
-  seen = {line, slot, m_generation};
+  m_recent[recent_index(line)] = {line, slot, m_generation};
   return slot;
 }
 

@@ -191,10 +191,10 @@ class SectoredCache {
   // lookups, nearly all misses, then do not read the memo (132 SMs' memos are 1 MiB, a host cache miss a lookup: the
   // streaming copy ran 4% slower reading it, this VM), and hits, which come in runs, still find it.
   bool m_recent_on = false;
-  // access() of a line the memo of recent lines does not hold, `seen` its entry there (out of line: the memo's
-  // hits inline). A line found is noted there; one entering is not, until found again: a stream's or a gather's lines,
-  // most of which are never read again, then cost the memo no writes.
-  [[gnu::noinline]] std::uint32_t plru_access(std::uint64_t line, L2Property property, Evicted* out, Recent& seen);
+  // access() of a line the memo of recent lines does not hold (out of line: the memo's hits inline). A line found is
+  // noted there; one entering is not, until found again: a stream's or a gather's lines, most of which are never read
+  // again, then cost the memo no writes.
+  [[gnu::noinline]] std::uint32_t plru_access(std::uint64_t line, L2Property property, Evicted* out);
 
   // The index: buckets of 8 entries, a host cache line each (8 tags, 8 slots; tag 0: free). A line's entry sits in its
   // home bucket or, when that is full, in the next with room; each bucket counts the entries that passed it on the
@@ -298,13 +298,15 @@ inline std::uint32_t SectoredCache::plru_insert(std::uint64_t line, std::uint32_
 
 inline std::uint32_t SectoredCache::access(std::uint64_t line, L2Property property, Evicted* out) {
   if (m_plru) {
-    Recent& seen = m_recent[recent_index(line)];
-    if (m_recent_on && seen.line == line && seen.generation == m_generation && m_lines[seen.slot].line == line) {
-      if (out != nullptr) *out = {};
-      plru_touch(seen.slot);
-      return seen.slot;
+    if (m_recent_on) {
+      const Recent& seen = m_recent[recent_index(line)];
+      if (seen.line == line && seen.generation == m_generation && m_lines[seen.slot].line == line) {
+        if (out != nullptr) *out = {};
+        plru_touch(seen.slot);
+        return seen.slot;
+      }
     }
-    return plru_access(line, property, out, seen);
+    return plru_access(line, property, out);
   }
   Evicted ignored;
   Evicted& victim = out != nullptr ? *out : ignored;
