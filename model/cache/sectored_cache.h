@@ -173,9 +173,9 @@ class SectoredCache {
   // PLRU: the slot each line looked up lately was found in or entered, direct-mapped by a hash of the line. Warps
   // that re-read the lines they read last (a row a thread, a structure's fields) find them without placing the line
   // in its set and comparing the set's tags (softmax_naive, whose 32-line loads hit L1 87.5% of the time, spent 29% of
-  // its host instructions in lookups of 112 each: 13,064 -> 10,474 M from its .mht; particles_aos 5,424 -> 4,857 M;
-  // a stream's or a gather's misses pay the check, +0.8% and +1.0%). An entry holds while its slot still holds its
-  // line in the same generation (a reset counts one: a reset set keeps its old tags).
+  // its host instructions in lookups of 112 each: 13,064 -> 10,269 M from its .mht; particles_aos 5,424 -> 4,600 M;
+  // the benchmark copy and gather +0.4% and +0.7%: bench/results/sim-2026-11-26-session44.txt). An entry holds while
+  // its slot still holds its line in the same generation (a reset counts one: a reset set keeps its old tags).
   struct Recent {
     std::uint64_t line = ~std::uint64_t{0};  // none (line numbers are addresses / 128)
     std::uint32_t slot = 0;

@@ -305,9 +305,9 @@ class Runner final : public DescriptionSource {
       if (v[static_cast<std::size_t>(std::countr_zero(mask))] != x) return false;
     return true;
   }
-  // A bit a lane of `v` that is not 0 (lanes off included: the caller masks them). Two lanes a compare where SSE4.1
-  // has it (the x86-64-v2 baseline), instead of a variable shift a lane (an if's condition cost reduction_shared's
-  // description 4% of its host instructions so).
+  // A bit a lane of `v` (a whole warp's values) that is not 0. Two lanes a compare where SSE4.1 has it (the x86-64-v2
+  // baseline), instead of a variable shift a lane (an if's condition cost reduction_shared's description 4% of its
+  // host instructions so).
   static std::uint32_t nonzero_lanes(const Lanes64& v) {
     std::uint32_t zero = 0;
 #if defined(__SSE4_1__)
@@ -427,7 +427,14 @@ class Runner final : public DescriptionSource {
         if (mask != 0) {
           Lanes64 v;
           eval_lanes(*s.cond, mask, v);
-          taken = nonzero_lanes(v) & mask;
+          if (mask == 0xFFFFFFFFU) {
+            taken = nonzero_lanes(v);
+          } else {  // lanes off hold nothing eval_lanes wrote: not read
+            for_lanes(mask, [&](int lane) {
+              taken |= static_cast<std::uint32_t>(v[static_cast<std::size_t>(lane)] != 0)
+                       << static_cast<unsigned>(lane);
+            });
+          }
         }
         const std::uint32_t issue = s.predicated ? (issuing != 0 ? issuing : mask) : 0;
         st.stack.push_back(body_frame(s.id, true, mask & ~taken, issue));  // runs second
