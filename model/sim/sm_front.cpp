@@ -252,9 +252,8 @@ std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uin
   // (The lanes a bank count only saves work: they are never fewer than the wavefronts.)
   if (m_shape != nullptr) return std::max(floor, std::min(lines, shape_banks(*m_shape, *m_block, r).wavefronts));
   // A compact record's closed form first: it costs less than the lanes a bank count (a column's 32 lines: softmax_naive
-  // spent 4% of its host instructions on the count). Not a local record's: its pool holds offsets, whose stride is
-  // not its lanes' (thread t's word k lies at (k x threads + t) x 4).
-  if ((r.layout & kLayoutCompact) != 0 && r.space != AddressSpace::local)
+  // spent 4% of its host instructions on the count).
+  if ((r.layout & kLayoutCompact) != 0)
     if (const std::optional<BankResult> compact = compact_banks(r))
       return std::max(floor, std::min(lines, compact->wavefronts));
   if (m_compact == nullptr && r.size <= m_spec.bank_bytes && most_lanes_a_bank(a, r.size) <= floor) return floor;
@@ -263,6 +262,9 @@ std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uin
 
 std::optional<BankResult> SmFront::compact_banks(const WarpRecord& r) const {
   if ((r.layout & kLayoutCompact) == 0 || (r.layout & kLayoutRuns) != 0) return std::nullopt;  // runs: lane by lane
+  // A local record's pool holds offsets, whose stride is not its lanes' (thread t's word k lies at (k x threads + t)
+  // x 4 of the local window): lane by lane.
+  if (r.space == AddressSpace::local) return std::nullopt;
   const std::uint64_t first = m_block->addresses[r.address_index], stride = m_block->addresses[r.address_index + 1];
   return strided_wavefronts(first, stride, r.active_mask, r.size, m_spec.banks, m_spec.bank_bytes);
 }

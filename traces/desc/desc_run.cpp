@@ -322,21 +322,6 @@ class Runner final : public DescriptionSource {
 #endif
     return ~zero;
   }
-  // out = v, a whole warp. Integers in [-2^51, 2^51) become doubles by adding their bits to 1.5 x 2^52's and taking
-  // 1.5 x 2^52 away again, which the compiler vectorizes where x86-64-v2 has no 64-bit integer conversion (a let's
-  // conversion lane by lane cost reduction_shared's description 2% of its host instructions); others lane by lane.
-  static void to_doubles(const Lanes64& v, LaneValues& out) {
-    constexpr double kShifter = 6755399441055744.0;  // 1.5 x 2^52
-    constexpr auto kShifterBits = std::bit_cast<std::int64_t>(kShifter);
-    std::uint64_t outside = 0;
-    for (const std::int64_t x : v) outside |= (static_cast<std::uint64_t>(x) + (std::uint64_t{1} << 51U)) >> 52U;
-    if (outside == 0) {
-      for (std::size_t lane = 0; lane < kWarpSize; ++lane)
-        out[lane] = std::bit_cast<double>(v[lane] + kShifterBits) - kShifter;
-      return;
-    }
-    for (std::size_t lane = 0; lane < kWarpSize; ++lane) out[lane] = static_cast<double>(v[lane]);
-  }
   // Whether the lanes of `mask` hold values within +-2^53.
   static bool exact_in(const LaneValues& v, std::uint32_t mask) {
     bool exact = true;

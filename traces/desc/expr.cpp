@@ -118,8 +118,8 @@ bool within_all(const double* v, std::uint64_t limit = kExactBits) {
 // The 32 lanes of `v` (integers) as integers; false if one is past 2^53. Within +-(2^51 - 1) (the common case), on
 // their bits: adding 1.5 x 2^52 gives a double in [2^52, 2^53), exact there, whose low bits hold the integer plus
 // 2^51, which the compiler vectorizes where it does not a conversion (x86-64-v2 has none to 64-bit integers).
+constexpr double kShifter = 6755399441055744.0;  // 1.5 x 2^52: integers below 2^51 sit in its low bits
 bool to_integers(const double* v, std::span<std::int64_t, kWarpSize> out) {
-  constexpr double kShifter = 6755399441055744.0;                                        // 1.5 x 2^52
   constexpr std::uint64_t kFastBits = std::bit_cast<std::uint64_t>(2251799813685247.0);  // 2^51 - 1
   if (within_all(v, kFastBits)) {
     for (std::size_t l = 0; l < kWarpSize; ++l)
@@ -273,6 +273,17 @@ class IndexParser final : public mu::ParserBase {
 };
 
 }  // namespace
+
+void to_doubles(const std::array<std::int64_t, kWarpSize>& v, LaneValues& out) {
+  constexpr auto kShifterBits = std::bit_cast<std::int64_t>(kShifter);
+  std::uint64_t outside = 0;
+  for (const std::int64_t x : v) outside |= (static_cast<std::uint64_t>(x) + (std::uint64_t{1} << 51U)) >> 52U;
+  if (outside == 0) {
+    for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = std::bit_cast<double>(v[l] + kShifterBits) - kShifter;
+    return;
+  }
+  for (std::size_t l = 0; l < kWarpSize; ++l) out[l] = static_cast<double>(v[l]);
+}
 
 Scope::Scope() : m_current(std::make_unique<double[]>(kMaxVariables)) {}
 

@@ -21,6 +21,11 @@ using LaneValues = std::array<double, kWarpSize>;
 // The largest magnitude a value may take (2^53): beyond it doubles skip integers, and evaluation raises an error.
 inline constexpr double kMaxExactValue = 9007199254740992.0;
 
+// out = v, a whole warp's integers as doubles (the inverse of evaluation's conversion to integers, expr.cpp): within
+// [-2^51, 2^51) on their bits, which the compiler vectorizes where x86-64-v2 has no 64-bit integer conversion (a
+// let's conversion lane by lane cost reduction_shared's description 2% of its host instructions); others lane by lane.
+void to_doubles(const std::array<std::int64_t, kWarpSize>& v, LaneValues& out);
+
 // Named variables and their per-lane values.
 class Scope {
  public:
