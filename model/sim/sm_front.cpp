@@ -35,7 +35,10 @@ std::uint32_t SmFront::in_flight(std::uint64_t line, std::uint32_t sectors) {
   return sectors & flying;
 }
 
-void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words) {
+// Inlined into its callers, a call a line sent to L2 (cachegrind, the benchmark gather: 1.7% of the host instructions
+// went to the call).
+[[gnu::always_inline]] inline void SmFront::send(std::uint64_t line, std::uint32_t sectors, L2Op op,
+                                                 std::uint32_t words) {
   const L2Property p = m_policy.empty() ? L2Property::normal : m_policy.property(line * kLineBytes);
   // The hardware's hash over slices is undocumented; place_in_sets spreads consecutive lines over all slices and sets.
   const std::uint64_t place = place_in_sets(line, m_l2_sets);  // sets of all slices: < 2^32
