@@ -194,7 +194,13 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
   const bool was_clean = m_cache.dirty(slot) == 0;
   if (r.op == L2Op::write) {  // no fetch: sectors written whole become valid, others wait for their other words
     const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(m_cache.valid(slot));
-    if (fresh != 0) write_words(slot, r.line, fresh, r.words);
+    // A stream's stores, first here: every sector written whole and none written in part before (so none holds
+    // words) become valid and nothing else changes; write_words() takes the rest.
+    if ((m_cache.partial(slot) & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
+      m_cache.valid(slot) |= static_cast<std::uint8_t>(fresh);
+    } else if (fresh != 0) {
+      write_words(slot, r.line, fresh, r.words);
+    }
     m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
     m_cache.batched(slot) |= r.row_follows;
     if (was_clean) limit_dirty(r.set, slot, c);
@@ -224,10 +230,7 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
 // (validate/results/h100-2026-11-24/probe). A set holding at most half its ways dirty gives that edge (24.4 MiB with
 // lines spread evenly), without changing a read's or a copy's, whose dirty halves are smaller (archs/h100.yaml
 // l2.dirty_fraction_max).
-void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c) {
-  if (m_spec.dirty_ways == 0) return;
-  const std::uint32_t old = m_cache.oldest_dirty_past(set, slot, m_spec.dirty_ways);
-  if (old == SetCache::kNone) return;
+void L2Slice::write_back(std::uint32_t old, SimCounters& c) {
   const CacheGeometry& g = m_spec.geometry;
   dram(m_cache.line(old) * g.line_bytes, static_cast<std::uint64_t>(std::popcount(m_cache.dirty(old))) * g.sector_bytes,
        true, c, m_cache.batched(old) != 0);
@@ -238,12 +241,6 @@ void L2Slice::limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c)
 
 void L2Slice::write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t sectors, std::uint32_t words) {
   std::uint8_t& partial = m_cache.partial(slot);
-  // The common case, a stream's stores: every sector written whole and none written in part before (so none holds
-  // words): they become valid and nothing else changes.
-  if ((partial & sectors) == 0 && (full_sectors(words) & sectors) == sectors) {
-    m_cache.valid(slot) |= static_cast<std::uint8_t>(sectors);
-    return;
-  }
   std::uint32_t& held = m_cache.words(slot);
   for (std::uint32_t left = sectors; left != 0; left &= left - 1) {
     const auto s = static_cast<std::uint32_t>(std::countr_zero(left));

@@ -99,7 +99,14 @@ class alignas(128) L2Slice {
   void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;
   // `slot` (of `set`) was clean and is now dirty: past the set's dirty-line limit, the oldest other dirty line is
   // written back and stays as a clean line.
-  void limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c);
+  // (The check here, in line in home(): a set under its limit, the common case, costs no call.)
+  void limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c) {
+    if (m_spec.dirty_ways == 0) return;
+    const std::uint32_t old = m_cache.oldest_dirty_past(set, slot, m_spec.dirty_ways);
+    if (old != SetCache::kNone) write_back(old, c);
+  }
+  // Writes `old`'s dirty sectors back; it stays, clean.
+  void write_back(std::uint32_t old, SimCounters& c);
   // A write of `sectors` with the words `words` (L2Request::words) to `slot`, none of which was valid: each sector it
   // completes becomes valid, the others stay (or become) partly written.
   void write_words(std::uint32_t slot, std::uint64_t line, std::uint32_t sectors, std::uint32_t words);

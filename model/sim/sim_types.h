@@ -42,11 +42,14 @@ struct L2Request {
 static_assert(sizeof(L2Request) == 32);
 
 // The sectors (mask) whose 8 words `words` (L2Request::words) all hold: those a write covers whole.
+// Without a loop: a byte of `words` is all ones where it is zero in ~words, which sets bit 7 of that byte alone in
+// `zero` (each byte's low 7 bits plus 0x7F carry into bit 7 unless all are zero); the multiply then gathers bits 7,
+// 15, 23 and 31 into bits 21-24 (no two of its partial products meet there).
 inline std::uint32_t full_sectors(std::uint32_t words) {
-  std::uint32_t full = 0;
-  for (unsigned s = 0; s < kLineBytes / kSectorBytes; ++s)
-    if (((words >> (8 * s)) & 0xFFU) == 0xFFU) full |= 1U << s;
-  return full;
+  static_assert(kLineBytes / kSectorBytes == 4);
+  const std::uint32_t v = ~words;
+  const std::uint32_t zero = ~(((v & 0x7F7F7F7FU) + 0x7F7F7F7FU) | v | 0x7F7F7F7FU);
+  return ((zero >> 7U) * 0x00204081U) >> 21U & 0xFU;
 }
 
 // The L2 requests of a batch. Each SM appends its requests to one list, in issue order (issued()); once its share
