@@ -90,26 +90,19 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
 // as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats.
 void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
   c.l2_beats += m_beats[sectors];
-  if (op == L2Op::read) {  // most lookups: a compare instead of the switch's indirect jump
+  // Compares, reads first, instead of a switch's indirect jump: nearly every lookup is a read or a write.
+  if (op == L2Op::read) {
     c.l2_read_sectors += sectors;
     c.l2_read_hits += hits;
-    return;
-  }
-  switch (op) {
-    case L2Op::read:  // counted above
-      break;
-    case L2Op::write:
-      c.l2_write_sectors += sectors;
-      c.l2_write_hits += sectors;
-      break;
-    case L2Op::atom:
-      c.l2_atom_sectors += sectors;
-      c.l2_atom_hits += hits;
-      break;
-    case L2Op::red:
-      c.l2_red_sectors += sectors;
-      c.l2_red_hits += hits;
-      break;
+  } else if (op == L2Op::write) {
+    c.l2_write_sectors += sectors;
+    c.l2_write_hits += sectors;
+  } else if (op == L2Op::atom) {
+    c.l2_atom_sectors += sectors;
+    c.l2_atom_hits += hits;
+  } else {
+    c.l2_red_sectors += sectors;
+    c.l2_red_hits += hits;
   }
 }
 
@@ -194,12 +187,14 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
   const bool was_clean = m_cache.dirty(slot) == 0;
   if (r.op == L2Op::write) {  // no fetch: sectors written whole become valid, others wait for their other words
     const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(m_cache.valid(slot));
-    // A stream's stores, first here: every sector written whole and none written in part before (so none holds
-    // words) become valid and nothing else changes; write_words() takes the rest.
-    if ((m_cache.partial(slot) & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
-      m_cache.valid(slot) |= static_cast<std::uint8_t>(fresh);
-    } else if (fresh != 0) {
-      write_words(slot, r.line, fresh, r.words);
+    if (fresh != 0) {
+      // A stream's stores, here without a call: every sector written whole and none written in part before (so none
+      // holds words) become valid and nothing else changes. write_words() takes the rest.
+      if ((m_cache.partial(slot) & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
+        m_cache.valid(slot) |= static_cast<std::uint8_t>(fresh);
+      } else {
+        write_words(slot, r.line, fresh, r.words);
+      }
     }
     m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
     m_cache.batched(slot) |= r.row_follows;
