@@ -55,6 +55,15 @@ class SetCache {
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
     return static_cast<std::uint32_t>(place_in_sets(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
   }
+  // A way's sector masks and flag, together: a request reads and writes several of them, which then share one host
+  // cache line (a set's 16 ways: 64 bytes).
+  struct State {
+    std::uint8_t valid = 0, dirty = 0, partial = 0, batched = 0;
+  };
+  static_assert(sizeof(State) == 4 && offsetof(State, dirty) == 1);  // oldest_dirty_past's vector scan
+  // The four below at once: a caller that reads and writes several of them through one reference saves reloading the
+  // table's address after each byte written (a byte store may alias it).
+  [[nodiscard]] State& state(std::uint32_t slot) { return m_state[slot]; }
   [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_state[slot].valid; }
   [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_state[slot].dirty; }
   // Sectors written in part (dirty, not valid: some of their bytes are still only in DRAM) and, for those, the
@@ -204,12 +213,6 @@ class SetCache {
   std::uint32_t m_slices;
   std::vector<std::uint64_t> m_tags;
   std::vector<std::uint32_t> m_keys;
-  // A way's sector masks and flag, together: a request reads and writes several of them, which then share one host
-  // cache line (a set's 16 ways: 64 bytes).
-  struct State {
-    std::uint8_t valid = 0, dirty = 0, partial = 0, batched = 0;
-  };
-  static_assert(sizeof(State) == 4 && offsetof(State, dirty) == 1);  // oldest_dirty_past's vector scan
   std::vector<State> m_state;
   std::vector<std::uint32_t> m_words;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set

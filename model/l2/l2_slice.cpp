@@ -184,20 +184,21 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
   } else {
     slot = allocate(r, r.property, c);
   }
-  const bool was_clean = m_cache.dirty(slot) == 0;
+  SetCache::State& st = m_cache.state(slot);
+  const bool was_clean = st.dirty == 0;
   if (r.op == L2Op::write) {  // no fetch: sectors written whole become valid, others wait for their other words
-    const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(m_cache.valid(slot));
+    const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(st.valid);
     if (fresh != 0) {
       // A stream's stores, here without a call: every sector written whole and none written in part before (so none
       // holds words) become valid and nothing else changes. write_words() takes the rest.
-      if ((m_cache.partial(slot) & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
-        m_cache.valid(slot) |= static_cast<std::uint8_t>(fresh);
+      if ((st.partial & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
+        st.valid |= static_cast<std::uint8_t>(fresh);
       } else {
         write_words(slot, r.line, fresh, r.words);
       }
     }
-    m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
-    m_cache.batched(slot) |= r.row_follows;
+    st.dirty |= static_cast<std::uint8_t>(want);
+    st.batched |= r.row_follows;
     if (was_clean) limit_dirty(r.set, slot, c);
     if (m_spec.partial_sectors_max != 0 && m_partials > m_spec.partial_sectors_max) fill_partials(c);
     return;
@@ -210,11 +211,11 @@ void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCount
     fetch &= ~gm;
     dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c, r.row_follows != 0);
     end_partial(slot, gm);  // their written words merge with the fetched bytes
-    m_cache.valid(slot) |= static_cast<std::uint8_t>(gm);
+    st.valid |= static_cast<std::uint8_t>(gm);
   }
-  m_cache.valid(slot) |= static_cast<std::uint8_t>(want);
+  st.valid |= static_cast<std::uint8_t>(want);
   if (r.op == L2Op::atom || r.op == L2Op::red) {
-    m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
+    st.dirty |= static_cast<std::uint8_t>(want);
     if (was_clean) limit_dirty(r.set, slot, c);
   }
 }
