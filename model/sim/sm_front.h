@@ -90,8 +90,10 @@ class alignas(128) SmFront {
   // The L1 slot of `line`, allocated (with `property`) if absent, else made most recently used.
   std::uint32_t l1_line(std::uint64_t line, L2Property property);
   // For each line i of m_sectors, the 4-byte words the store's lanes write completely, into m_words[i]: bit 8s + w is
-  // word w of sector s (a sector's 8 bits all set: the whole sector). `gapless`: the lanes write one run of bytes.
-  void written_words(std::span<const std::uint64_t> addresses, unsigned size, bool gapless);
+  // word w of sector s (a sector's 8 bits all set: the whole sector).
+  void written_words(std::span<const std::uint64_t> addresses, unsigned size);
+  // As written_words() for lanes that write one run of bytes, [first, end): line by line, the words wholly inside it.
+  void gapless_words(std::uint64_t first, std::uint64_t end);
   // As written_words() for a compact record (a stride, global) of whole words, without looking at each lane: lanes at
   // one place of lines a multiple of 128 bytes apart (a column's stores, a thread's row of output) write the same
   // words of every line; lanes a power of two below 128 bytes apart, each within its stride (a field of structures),
