@@ -357,8 +357,8 @@ bool SmFront::strided_words(const WarpRecord& r) {
   return true;
 }
 
-// In line in global_access(), a call a store otherwise (cachegrind, the benchmark copy: 1.8% of its host instructions
-// in the call).
+// In line in global_access(), instead of a call a store (cachegrind, the benchmark copy: 0.65% fewer host
+// instructions).
 [[gnu::always_inline]] inline void SmFront::gapless_words(std::uint64_t first, std::uint64_t end) {
   const auto n = static_cast<std::size_t>(m_sectors.line_count);
   const SectorSet::Line* lines = m_sectors.lines.data();
