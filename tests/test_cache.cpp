@@ -830,6 +830,10 @@ TEST_CASE("L2 slice: past partial_sectors_max partly written sectors the oldest 
   CHECK(g.c.l2_partial_fills == 1);
   CHECK(g.c.dram_write_bytes == 64);
   CHECK(g.c.dram_read_bytes == 64);
+  // The write's 4 sector lookups, all hits, and the 2 sectors the fill writes back in, misses (the H100's
+  // lts__t_sectors_op_write: validate/results/h100-2026-11-26e).
+  CHECK(g.c.l2_write_sectors == 4 + 2);
+  CHECK(g.c.l2_write_hits == 4);
   // A read of the line: sectors 0 and 1 hit, 2 and 3 (still partly written) fetch their granule.
   g.replay(request(5, L2Op::read, 0, 0));
   CHECK(g.c.l2_read_hits == 2);
@@ -840,6 +844,7 @@ TEST_CASE("L2 slice: past partial_sectors_max partly written sectors the oldest 
   unlimited.replay(partial_write(5, 0x01010101U));
   CHECK(unlimited.c.l2_partial_fills == 0);
   CHECK(unlimited.c.dram_read_bytes == 0);
+  CHECK(unlimited.c.l2_write_sectors == 4);
   unlimited.slices[0].flush(unlimited.c);
   CHECK(unlimited.c.dram_write_bytes == 128);
 }

@@ -276,7 +276,12 @@ void L2Slice::end_partial(std::uint32_t slot, std::uint32_t sectors) {
 
 // The H100's L2 (US patent 9,110,809 describes the mechanism: partial writes counted, fills issued past a threshold):
 // the oldest partly written sector, and any other of its fetch granule, goes to DRAM with its written bytes and comes
-// back whole and clean.
+// back whole and clean. The sectors coming back are written into the slice, and ncu counts each as a write lookup
+// that misses: lts__t_sectors_op_write exceeds the 1.5 lookups an L1 store sector of its partition's copy and its
+// home by about the DRAM bytes read / 32, neither from the SMs nor from the other partition
+// (validate/results/h100-2026-11-26e: stores of 1 to 4 words into 32-byte structures the L2 lacks, 2.30-1.74 an L1
+// store sector; this count gives 2.48-1.74; validate/results/h100-2026-11-24f: pw_open's 8 words in groups of 1024 to
+// 4096 sectors, 1.536-1.598, this count 1.530-1.603, lookup hits as many as the other lookups).
 void L2Slice::fill_partials(SimCounters& c) {
   const CacheGeometry& g = m_spec.geometry;
   while (m_partials > m_spec.partial_sectors_max && !m_partial_order.empty()) {
@@ -289,6 +294,8 @@ void L2Slice::fill_partials(SimCounters& c) {
     dram(e.line * g.line_bytes + e.sector * g.sector_bytes,
          static_cast<std::uint64_t>(std::popcount(written)) * g.sector_bytes, true, c);
     dram(e.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
+    c.l2_write_sectors += m_fetch_sectors;  // the fetched sectors written in: lookups that miss
+    c.l2_beats += m_beats[m_fetch_sectors];
     end_partial(e.slot, written);
     m_cache.dirty(e.slot) &= static_cast<std::uint8_t>(~written);
     m_cache.valid(e.slot) |= static_cast<std::uint8_t>(granule);
