@@ -17,10 +17,12 @@
 // write lookups from the SMs (srcunit_tex) and from the other partition (srcunit_ltcfabric), say where stores merge.
 // Output (stdout): one JSON object listing the launches in order with their settings; ncu's CSV gives each launch's
 // counters in the same order.
-// Usage: write_merge. Build: nvcc -O2 -arch=sm_90 write_merge.cu -o write_merge
+// `write_merge occupancy` runs fields k = 3 and 8 instead with 1 to 32 warps an SM, 0 or 100 cycles apart.
+// Usage: write_merge [occupancy]. Build: nvcc -O2 -arch=sm_90 write_merge.cu -o write_merge
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "cuda_check.h"
 
@@ -57,35 +59,39 @@ __global__ void wm_full(float* p, long long n, long long spin_cycles) {
   if (t < n) stores<kK, kKind>(p, t, spin_cycles);
 }
 
-// One warp an SM: warp w takes structures w x 32 + lane, then every 32 x warps after.
+// `warps` warps an SM, one block of them: warp w of block b takes structures (b x warps + w) x 32 + lane, then every
+// 32 x warps x blocks after.
 template <int kK, int kKind>
-__global__ void wm_one_warp(float* p, long long n, long long spin_cycles) {
+__global__ void wm_few(float* p, long long n, long long spin_cycles) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
 #pragma unroll 1
-  for (long long s = blockIdx.x * 32LL + threadIdx.x; s < n; s += gridDim.x * 32LL)
+  for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < n; s += stride)
     stores<kK, kKind>(p, s, spin_cycles);
 }
 
 bool first = true;
 
+// `warps` 0: eight 256-thread blocks an SM (wm_full, 64 warps); else that many warps an SM (wm_few).
 template <int kK, int kKind>
-int run(float* p, long long n, int sms, bool one_warp, long long spin_cycles) {
-  if (one_warp) {
-    wm_one_warp<kK, kKind><<<sms, 32>>>(p, n, spin_cycles);
+int run(float* p, long long n, int sms, int warps, long long spin_cycles) {
+  if (warps > 0) {
+    wm_few<kK, kKind><<<sms, 32 * warps>>>(p, n, spin_cycles);
   } else {
     wm_full<kK, kKind><<<static_cast<unsigned>(n / 256), 256>>>(p, n, spin_cycles);
   }
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   const char* kinds[] = {"fields", "same", "spread"};
-  std::printf("%s{\"kind\": \"%s\", \"k\": %d, \"one_warp\": %s, \"spin\": %lld}", first ? "" : ", ", kinds[kKind], kK,
-              one_warp ? "true" : "false", spin_cycles);
+  std::printf("%s{\"kind\": \"%s\", \"k\": %d, \"one_warp\": %s, \"warps_per_sm\": %d, \"spin\": %lld}",
+              first ? "" : ", ", kinds[kKind], kK, warps == 1 ? "true" : "false", warps > 0 ? warps : 64, spin_cycles);
   first = false;
   return 0;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool occupancy = argc > 1 && std::string_view(argv[1]) == "occupancy";
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
@@ -97,17 +103,25 @@ int main() {
   CHECK(cudaDeviceSynchronize());
   std::printf("{\"sms\": %d, \"n\": %lld, \"launches\": [", sms, n);
   int rc = 0;
-  for (const long long s : {0LL, 500LL}) {
-    rc |= run<1, kFields>(p, n, sms, false, s);
-    rc |= run<2, kFields>(p, n, sms, false, s);
-    rc |= run<3, kFields>(p, n, sms, false, s);
-    rc |= run<4, kFields>(p, n, sms, false, s);
-    rc |= run<8, kFields>(p, n, sms, false, s);
-    rc |= run<3, kSame>(p, n, sms, false, s);
-    rc |= run<8, kSame>(p, n, sms, false, s);
-    rc |= run<3, kSpread>(p, n, sms, false, s);
-    rc |= run<3, kFields>(p, n, sms, true, s);
-    rc |= run<8, kFields>(p, n, sms, true, s);
+  if (occupancy) {  // how many warps an SM, and how far apart, stop a warp's stores merging in the L1
+    for (const long long s : {0LL, 100LL})
+      for (const int w : {1, 2, 4, 8, 16, 32}) {
+        rc |= run<3, kFields>(p, n, sms, w, s);
+        rc |= run<8, kFields>(p, n, sms, w, s);
+      }
+  } else {
+    for (const long long s : {0LL, 500LL}) {
+      rc |= run<1, kFields>(p, n, sms, 0, s);
+      rc |= run<2, kFields>(p, n, sms, 0, s);
+      rc |= run<3, kFields>(p, n, sms, 0, s);
+      rc |= run<4, kFields>(p, n, sms, 0, s);
+      rc |= run<8, kFields>(p, n, sms, 0, s);
+      rc |= run<3, kSame>(p, n, sms, 0, s);
+      rc |= run<8, kSame>(p, n, sms, 0, s);
+      rc |= run<3, kSpread>(p, n, sms, 0, s);
+      rc |= run<3, kFields>(p, n, sms, 1, s);
+      rc |= run<8, kFields>(p, n, sms, 1, s);
+    }
   }
   std::printf("]}\n");
   CHECK(cudaFree(p));
