@@ -55,7 +55,10 @@ def main():
     try:
         probe = json.loads(path.read_text())
         launches, n = probe["launches"], probe["n"]
-    except (ValueError, KeyError) as e:
+        for i, l in enumerate(launches):
+            if l["kind"] not in KINDS or not isinstance(l["k"], int) or "one_warp" not in l or "spin" not in l:
+                raise KeyError(f"launch {i}: kind, k, one_warp and spin")
+    except (ValueError, KeyError, TypeError) as e:
         raise SystemExit(f"compare_write_merge: {path}: not the probe's output ({e})")
     csv = args.probe_dir / "write_merge_ncu.csv"
     measured = ncu_csv.launches(csv)

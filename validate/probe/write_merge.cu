@@ -92,6 +92,10 @@ int run(float* p, long long n, int sms, int warps, long long spin_cycles) {
 
 int main(int argc, char** argv) {
   const bool occupancy = argc > 1 && std::string_view(argv[1]) == "occupancy";
+  if (argc > 2 || (argc == 2 && !occupancy)) {
+    std::fprintf(stderr, "usage: write_merge [occupancy]\n");
+    return 2;
+  }
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
