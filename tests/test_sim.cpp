@@ -1563,6 +1563,85 @@ TEST_CASE("phase times: every phase of a run is timed, and the phases add up to 
   CHECK(t.total > once.total);
 }
 
+namespace {
+// The launches of several sources, one source after another.
+class Chain final : public TraceSource {
+ public:
+  explicit Chain(std::vector<TraceSource*> parts) : m_parts(std::move(parts)) {}
+  bool next_kernel(KernelLaunch& launch) override {
+    for (; m_at < m_parts.size(); ++m_at)
+      if (m_parts[m_at]->next_kernel(launch)) return true;
+    return false;
+  }
+  bool next_block(BlockTrace& block) override { return m_parts[m_at]->next_block(block); }
+
+ private:
+  std::vector<TraceSource*> m_parts;
+  std::size_t m_at = 0;
+};
+}  // namespace
+
+TEST_CASE("progress: told after each batch and at each launch's end, rising to each launch's counts") {
+  const auto examples = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples";
+  // random_gather over 4096 blocks runs in two batches (3.9 waves; see the .mht test below), the copy in one.
+  const std::vector<ParamOverride> gather{{"n", "1 << 20"}, {"m", "1 << 20"}}, copy{{"n", "1 << 16"}};
+  auto launches = [&] {
+    std::vector<std::unique_ptr<TraceSource>> v;
+    v.push_back(load_kernel_description(examples / "random_gather.yaml", gather));
+    v.push_back(load_kernel_description(examples / "coalesced_copy.yaml", copy));
+    return v;
+  };
+  auto quiet_parts = launches();
+  Chain quiet({quiet_parts[0].get(), quiet_parts[1].get()});
+  const auto unwatched = simulate(h100(), quiet, {});
+  REQUIRE(unwatched.size() == 2);
+  struct Seen {
+    SimProgress p;
+    std::string kernel;
+  };
+  std::vector<Seen> seen;
+  SimOptions opt;
+  opt.threads = 2;
+  opt.progress = [&](const SimProgress& p) { seen.push_back({p, std::string(p.kernel)}); };
+  auto parts = launches();
+  Chain both({parts[0].get(), parts[1].get()});
+  const auto watched = simulate(h100(), both, opt);
+  REQUIRE(watched.size() == 2);
+  CHECK(watched[0].counters == unwatched[0].counters);  // watching changes nothing
+  CHECK(watched[1].counters == unwatched[1].counters);
+  // Each launch: calls in order, blocks and instructions never falling, its last call the one that says it is done,
+  // with the launch's blocks and the instructions of it and the launches before.
+  std::uint64_t before = 0;
+  std::size_t at = 0;
+  for (std::size_t launch = 0; launch < 2; ++launch) {
+    CAPTURE(launch);
+    const SimCounters& c = watched[launch].counters;
+    std::size_t calls = 0;
+    std::uint64_t blocks = 0, instructions = before;
+    for (; at < seen.size() && seen[at].p.launch == launch; ++at, ++calls) {
+      const SimProgress& p = seen[at].p;
+      CHECK(seen[at].kernel == watched[launch].launch.name);
+      CHECK(p.grid_blocks == watched[launch].launch.grid.count());
+      CHECK(p.blocks >= blocks);
+      CHECK(p.warp_instructions >= instructions);
+      blocks = p.blocks;
+      instructions = p.warp_instructions;
+      CHECK(p.launch_done == (at + 1 == seen.size() || seen[at + 1].p.launch != launch));
+    }
+    CHECK(blocks == c.blocks);
+    CHECK(blocks == watched[launch].launch.grid.count());
+    before += c.warp_instructions;
+    CHECK(instructions == before);
+    CHECK(calls >= (launch == 0 ? 3U : 2U));  // two batches and the end; one batch and the end
+  }
+  CHECK(at == seen.size());
+  // An exception from the callback ends the simulation and leaves simulate().
+  auto again = launches();
+  Chain stopped({again[0].get(), again[1].get()});
+  opt.progress = [](const SimProgress&) { throw std::runtime_error("stopped by the user"); };
+  CHECK_THROWS_WITH_AS(simulate(h100(), stopped, opt), "stopped by the user", std::runtime_error);
+}
+
 TEST_CASE("a trace read from .mht chunks decoded in parallel gives the stats of its description, on any thread count") {
   // Chunks of 8 KiB: a wave of random_gather's blocks spans hundreds of them, and waves end inside chunks; 4096 blocks
   // make 3.9 waves in two batches (simulate() ends a batch at about 2^19 L2 requests).

@@ -198,6 +198,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
   KernelLaunch launch;
+  std::uint64_t earlier_instructions = 0;  // warp instructions of the launches done (SimProgress)
   std::vector<BlockTrace> blocks;  // of the batch being simulated (those still running move into the schedulers)
   // Kept from launch to launch, emptied rather than rebuilt (a trace of many short kernels would otherwise spend its
   // time building 132 L1s a launch): the SMs' L1s, the request lists and the warp schedulers.
@@ -311,6 +312,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const int parts = arch.l2.partitions;
     const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
+    std::uint64_t launch_instructions = 0;
     double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
     std::vector<std::size_t> active;  // SMs that made requests in the batch
     std::size_t ready = 0;            // blocks read ahead: blocks[0, ready) at the start of a batch
@@ -510,6 +512,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       instr_weight += static_cast<double>(batch_instr);
       for (std::size_t i = n; i < ready; ++i) std::swap(blocks[i - n], blocks[i]);  // read ahead: the next batch's
       ready -= n;
+      launch_instructions += batch_instr;
+      if (options.progress)
+        options.progress({out.size(), launch.name, total.blocks, launch.grid.count(),
+                          earlier_instructions + launch_instructions, false});
     }
     for (std::size_t s = 0; s < sms.size(); ++s) {
       total += sms[s]->counters;
@@ -518,6 +524,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     }
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     for (L2Slice& s : machine.slices) s.take_channel_bytes(ks.dram_channel_read_bytes, ks.dram_channel_write_bytes);
+    earlier_instructions += total.warp_instructions;
+    if (options.progress)
+      options.progress({out.size(), launch.name, total.blocks, launch.grid.count(), earlier_instructions, true});
     out.push_back(std::move(ks));
   }
   return out;

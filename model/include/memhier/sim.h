@@ -2,6 +2,7 @@
 // Memory-hierarchy simulation: a trace and an architecture in, exact counts per level out. No time here; the timing
 // model turns these counts into seconds. Counter names follow Nsight Compute where it has a counterpart (README table).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,18 @@ struct SimPhaseTimes {
   double read = 0, sm = 0, l2 = 0, setup = 0, total = 0;
 };
 
+// How far a simulation has come, as SimOptions::progress is told: after each batch of blocks (a few waves) and at the
+// end of each launch.
+struct SimProgress {
+  std::size_t launch = 0;         // 0-based, among the launches the source gave
+  std::string_view kernel;        // its name
+  std::uint64_t blocks = 0;       // of the launch's grid taken so far (each batch's, some of them still running)
+  std::uint64_t grid_blocks = 0;  // the launch's grid
+  // Warp instructions issued so far (memory instructions and barriers), this launch's and the earlier launches'.
+  std::uint64_t warp_instructions = 0;
+  bool launch_done = false;  // the launch's last call: every block done
+};
+
 struct SimOptions {
   int threads = 1;                     // OpenMP threads for the per-SM and per-slice phases; results are identical
   bool flush_between_launches = true;  // ncu's default cache control: every launch starts cold
@@ -31,6 +44,9 @@ struct SimOptions {
   // rounds, with the counts of one pass). It bounds the memory the lists take, 64 bytes a request (the request and its
   // copy sorted by slice group); at least 1.
   std::uint64_t round_requests = std::uint64_t{1} << 15U;
+  // Called on simulate()'s thread as the simulation goes (SimProgress), when set. An exception it throws ends the
+  // simulation and leaves simulate() (a caller's way to stop a long run).
+  std::function<void(const SimProgress&)> progress;
 };
 
 // Counts of one kernel launch. Field names are the snake_case of the ncu metric they match (see sim_counter_table()).
