@@ -1581,6 +1581,24 @@ class Chain final : public TraceSource {
 };
 }  // namespace
 
+TEST_CASE("a launch that starts cold counts what it counts alone, whatever launch ran before it") {
+  // The same copy twice: the first leaves DRAM rows open that the second's first reads would find open. With
+  // flush_between_launches (ncu's cold caches) the second finds the L2 empty and every row closed, as when alone.
+  const auto copy = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples" / "coalesced_copy.yaml";
+  const std::vector<ParamOverride> sets{{"n", "1 << 18"}};
+  auto alone_source = load_kernel_description(copy, sets);
+  const auto alone = simulate(h100(), *alone_source, {});
+  REQUIRE(alone.size() == 1);
+  auto first = load_kernel_description(copy, sets), second = load_kernel_description(copy, sets);
+  Chain both({first.get(), second.get()});
+  const auto after = simulate(h100(), both, {});
+  REQUIRE(after.size() == 2);
+  CHECK(after[0].counters == alone[0].counters);
+  CHECK(after[1].counters == alone[0].counters);
+  CHECK(after[1].dram_channel_read_bytes == alone[0].dram_channel_read_bytes);
+  CHECK(alone[0].counters.dram_row_misses > 0);
+}
+
 TEST_CASE("progress: told after each batch and at each launch's end, rising to each launch's counts") {
   const auto examples = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples";
   // random_gather over 4096 blocks runs in two batches (3.9 waves; see the .mht test below), the copy in one.

@@ -250,7 +250,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     }
     if (options.flush_between_launches) {  // write-backs of the previous launch are not this one's traffic
       total = {};
-      for (L2Slice& s : machine.slices) s.forget_channel_bytes();
+      for (L2Slice& s : machine.slices) {
+        s.forget_channel_bytes();
+        s.close_rows();
+      }
     }
     ks.dram_channel_read_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
     ks.dram_channel_write_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);

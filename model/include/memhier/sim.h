@@ -36,7 +36,7 @@ struct SimProgress {
 
 struct SimOptions {
   int threads = 1;                     // OpenMP threads for the per-SM and per-slice phases; results are identical
-  bool flush_between_launches = true;  // ncu's default cache control: every launch starts cold
+  bool flush_between_launches = true;  // ncu's default cache control: every launch starts cold, its DRAM rows closed
   std::optional<AccessPolicyWindow> window;           // replaces the trace's windows (--window)
   std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
   SimPhaseTimes* times = nullptr;                     // filled in (added to) when set
