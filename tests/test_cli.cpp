@@ -234,6 +234,62 @@ TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") 
   CHECK(memhier(small).out == one.out);
 }
 
+TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --progress reports on stderr") {
+  // Two launches of the persisting-window kernel; ncu-style cold caches make each launch count what it counts alone.
+  const std::string two =
+      fmt::format("{}/persisting_l2_window.yaml --arch h100 --set n=65536 --set hot_n=16384", kExamples);
+  Result all = memhier("simulate " + two + " --json");
+  REQUIRE(all.rc == 0);
+  const auto both = nlohmann::json::parse(all.out);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0]["launch_index"] == 0);
+  CHECK(both[1]["launch_index"] == 1);
+  Result second = memhier("simulate " + two + " --launch 1 --json");
+  REQUIRE(second.rc == 0);
+  const auto one = nlohmann::json::parse(second.out);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0]["launch_index"] == 1);
+  CHECK(one[0]["counters"] == both[1]["counters"]);
+  Result named = memhier("simulate " + two + " --kernel '^persisting' --launch 0,1");
+  CHECK(named.rc == 0);
+  CHECK(named.out.find("launch 0: persisting_l2_window on h100") != std::string::npos);
+  CHECK(named.out.find("launch 1: persisting_l2_window on h100") != std::string::npos);
+  Result none = memhier("simulate " + two + " --kernel gemm");
+  CHECK(none.rc == 2);
+  CHECK(none.err.find("'gemm' takes no launch; the trace's launches: 0 persisting_l2_window, 1 persisting_l2_window") !=
+        std::string::npos);
+  CHECK(memhier("simulate " + two + " --launch 2").rc == 2);
+  Result list = memhier("simulate " + two + " --launch 1-x");
+  CHECK(list.rc == 2);
+  CHECK(list.err.find("--launch '1-x': expected launch numbers") != std::string::npos);
+  Result regex = memhier("simulate " + two + " --kernel '('");
+  CHECK(regex.rc == 2);
+  CHECK(regex.err.find("--kernel '(' is not a regular expression") != std::string::npos);
+  Result p = memhier("predict " + two + " --launch 1 --json");
+  REQUIRE(p.rc == 0);
+  CHECK(nlohmann::json::parse(p.out).size() == 1);
+  CHECK(nlohmann::json::parse(p.out)[0]["launch_index"] == 1);
+
+  // Progress: nothing on stderr unless asked (it is not a terminal here); with --progress a line each update, the
+  // last one the whole run's.
+  CHECK(all.err.empty());
+  Result shown = memhier("simulate " + two + " --progress --json");
+  REQUIRE(shown.rc == 0);
+  CHECK(shown.out == all.out);
+  REQUIRE(!shown.err.empty());
+  CHECK(shown.err.starts_with("memhier: persisting_l2_window.yaml: launch 1/2 persisting_l2_window: "));
+  const std::string last = shown.err.substr(shown.err.rfind('\n', shown.err.size() - 2) + 1);
+  const std::uint64_t instructions = both[0]["counters"]["warp_instructions"].get<std::uint64_t>() +
+                                     both[1]["counters"]["warp_instructions"].get<std::uint64_t>();
+  CHECK(last.starts_with("memhier: persisting_l2_window.yaml: launch 2/2 persisting_l2_window: 256/256 blocks, "));
+  CHECK(last.find(fmt::format(" {} k warp instructions", instructions / 1000)) != std::string::npos);
+  CHECK(last.find(", 100%, ") != std::string::npos);
+  CHECK(memhier("simulate " + two + " --no-progress").err.empty());
+  Result both_flags = memhier("simulate " + two + " --progress --no-progress");
+  CHECK(both_flags.rc == 2);
+  CHECK(both_flags.err.find("--progress and --no-progress contradict each other") != std::string::npos);
+}
+
 TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   Result one = memhier(fmt::format("predict {}/transpose_tiled.yaml --arch h100 --set n=1024", kExamples));
   CHECK(one.rc == 0);

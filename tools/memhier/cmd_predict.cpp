@@ -2,9 +2,11 @@
 // breakdown; several kernels or architectures give a comparison table.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_run.h"
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
@@ -30,6 +32,7 @@ std::vector<std::string> split(const std::string& s) {
 
 struct Row {
   std::string trace;
+  std::size_t launch_index = 0;  // in the trace
   Arch arch;
   KernelSim sim;
   Prediction p;
@@ -41,6 +44,7 @@ nlohmann::json to_json(const Row& r) {
   nlohmann::json counters = nlohmann::json::object();
   for (const SimCounterInfo& i : sim_counter_table()) counters[std::string(i.name)] = r.sim.counters.*i.field;
   return {{"trace", r.trace},
+          {"launch_index", r.launch_index},
           {"arch", r.arch.name},
           {"kernel", r.p.kernel},
           {"seconds", r.p.seconds},
@@ -87,6 +91,8 @@ int run_predict(const std::vector<std::string>& args) {
       ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
       ("json", "machine-readable output")                                                                     //
       ("csv", "one CSV row per kernel and architecture");
+  add_launch_options(options);
+  add_progress_options(options);
   po::positional_options_description pos;
   pos.add("trace", -1);
   po::variables_map vm;
@@ -100,12 +106,24 @@ int run_predict(const std::vector<std::string>& args) {
   std::vector<Arch> archs;
   for (const std::string& a : split(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");
+  const LaunchFilter filter = launch_filter("predict", vm);
+  check_progress_options("predict", vm);
   std::vector<Row> rows;
   std::vector<std::string> caveats;
   for (const std::string& trace : vm["trace"].as<std::vector<std::string>>()) {
     for (const Arch& arch : archs) {
-      auto source = open_trace(trace, sets);
-      for (KernelSim& k : simulate(arch, *source, opt)) {
+      auto opened = open_trace(trace, sets);
+      FilteredSource source(*opened, filter, trace);
+      std::vector<KernelSim> sims;
+      {
+        const auto [launches, instructions] = trace_totals(*opened, filter);
+        ProgressLine progress(vm, fmt::format("{} on {}", std::filesystem::path(trace).filename().string(), arch.name),
+                              launches, instructions);
+        opt.progress = progress.callback();
+        sims = simulate(arch, source, opt);
+      }
+      for (std::size_t i = 0; i < sims.size(); ++i) {
+        KernelSim& k = sims[i];
         if (!k.launch.captured_arch.empty() && k.launch.captured_arch != arch.name)
           caveats.push_back(
               fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
@@ -114,7 +132,7 @@ int run_predict(const std::vector<std::string>& args) {
         PredictOptions timing;
         timing.idle_gpu = vm.count("idle-gpu") != 0U;
         Prediction p = predict(arch, k, timing);
-        rows.push_back({trace, arch, std::move(k), std::move(p)});
+        rows.push_back({trace, source.numbers()[i], arch, std::move(k), std::move(p)});
       }
     }
   }

@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_run.h"
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
@@ -97,14 +99,16 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
             {"dram_channel_imbalance", channel_imbalance(k)}}}};
 }
 
-void print_human(const Arch& arch, const KernelSim& k) {
+// `number`: the launch's place in the trace, shown where --kernel or --launch chose some.
+void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t> number) {
   const SimCounters& c = k.counters;
   const KernelLaunch& l = k.launch;
   std::cout << fmt::format(
-      "{} on {}: grid {}x{}x{} block {}x{}x{}, {} blocks/SM ({} warps/SM theoretical, {:.1f} achieved), "
+      "{}{} on {}: grid {}x{}x{} block {}x{}x{}, {} blocks/SM ({} warps/SM theoretical, {:.1f} achieved), "
       "{} wave(s), L1 {}\n",
-      l.name, arch.name, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, k.occupancy.blocks_per_sm,
-      k.occupancy.active_warps_per_sm, k.achieved_warps_per_sm, c.waves, units::format_bytes(k.occupancy.l1_capacity));
+      number ? fmt::format("launch {}: ", *number) : std::string(), l.name, arch.name, l.grid.x, l.grid.y, l.grid.z,
+      l.block.x, l.block.y, l.block.z, k.occupancy.blocks_per_sm, k.occupancy.active_warps_per_sm,
+      k.achieved_warps_per_sm, c.waves, units::format_bytes(k.occupancy.l1_capacity));
   Table t({"level", "what", "requests", "sectors / wavefronts", "per request", "hit rate", "notes"});
   auto row = [&](std::string level, std::string what, std::uint64_t req, std::uint64_t units, std::string hit,
                  std::string note) {
@@ -163,6 +167,8 @@ int run_simulate(const std::vector<std::string>& args) {
       ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")          //
       ("json", "machine-readable output")                                                                          //
       ("csv", "one CSV row per launch");
+  add_launch_options(options);
+  add_progress_options(options);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
@@ -178,11 +184,24 @@ int run_simulate(const std::vector<std::string>& args) {
   if (vm.count("window") != 0U) opt.window = parse_window(vm["window"].as<std::string>());
   if (vm.count("set-aside") != 0U)
     opt.persisting_set_aside = parse_bytes_flag("set-aside", vm["set-aside"].as<std::string>());
-  auto trace = open_trace(vm["trace"].as<std::string>(), sets);
-  const std::vector<KernelSim> result = simulate(arch, *trace, opt);
+  const LaunchFilter filter = launch_filter("simulate", vm);
+  check_progress_options("simulate", vm);
+  const std::string path = vm["trace"].as<std::string>();
+  auto trace = open_trace(path, sets);
+  FilteredSource source(*trace, filter, path);
+  std::vector<KernelSim> result;
+  {
+    const auto [launches, instructions] = trace_totals(*trace, filter);
+    ProgressLine progress(vm, std::filesystem::path(path).filename().string(), launches, instructions);
+    opt.progress = progress.callback();
+    result = simulate(arch, source, opt);
+  }
   if (vm.count("json") != 0U) {
     nlohmann::json j = nlohmann::json::array();
-    for (const KernelSim& k : result) j.push_back(to_json(arch, k));
+    for (std::size_t i = 0; i < result.size(); ++i) {
+      j.push_back(to_json(arch, result[i]));
+      j.back()["launch_index"] = source.numbers()[i];
+    }
     std::cout << j.dump(2) << "\n";
   } else if (vm.count("csv") != 0U) {
     std::cout << "kernel,arch";
@@ -194,7 +213,8 @@ int run_simulate(const std::vector<std::string>& args) {
       std::cout << "\n";
     }
   } else {
-    for (const KernelSim& k : result) print_human(arch, k);
+    for (std::size_t i = 0; i < result.size(); ++i)
+      print_human(arch, result[i], filter.any() ? std::optional(source.numbers()[i]) : std::nullopt);
   }
   return kExitOk;
 }

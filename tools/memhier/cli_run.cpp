@@ -1,0 +1,220 @@
+#include "cli_run.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+#include "memhier/accelsim.h"
+#include "memhier/error.h"
+#include "memhier/kernel_desc.h"
+#include "memhier/mht.h"
+
+namespace memhier::cli {
+namespace {
+
+// "3", "0,2,5", "4-9": inclusive ranges; nullopt where the text is not such a list.
+std::optional<std::vector<std::pair<std::size_t, std::size_t>>> parse_numbers(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t start = 0;
+  auto number = [](std::string_view s, std::size_t& v) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return !s.empty() && ec == std::errc() && end == s.data() + s.size();
+  };
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') continue;
+    const std::string_view item(text.data() + start, i - start);
+    start = i + 1;
+    const std::size_t dash = item.find('-');
+    std::size_t lo = 0, hi = 0;
+    if (dash == std::string_view::npos) {
+      if (!number(item, lo)) return std::nullopt;
+      hi = lo;
+    } else if (!number(item.substr(0, dash), lo) || !number(item.substr(dash + 1), hi) || hi < lo) {
+      return std::nullopt;
+    }
+    out.emplace_back(lo, hi);
+  }
+  return out;
+}
+
+// 12345678 -> "12.3 M"
+std::string count(double v) {
+  if (v >= 1e9) return fmt::format("{:.2f} G", v / 1e9);
+  if (v >= 1e6) return fmt::format("{:.1f} M", v / 1e6);
+  if (v >= 1e4) return fmt::format("{:.0f} k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+// 75 -> "1:15", 3725 -> "1:02:05"
+std::string clock_time(double seconds) {
+  const auto s = static_cast<std::uint64_t>(std::max(0.0, std::round(seconds)));
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+}  // namespace
+
+bool LaunchFilter::takes(std::size_t number, const std::string& kernel) const {
+  if (name && !std::regex_search(kernel, *name)) return false;
+  if (numbers.empty()) return true;
+  for (const auto& [lo, hi] : numbers)
+    if (number >= lo && number <= hi) return true;
+  return false;
+}
+
+void add_launch_options(po::options_description& options) {
+  options.add_options()                                                                                        //
+      ("kernel", po::value<std::string>(), "only launches whose kernel name matches this regular expression")  //
+      ("launch", po::value<std::string>(), "only these launches, 0-based as trace info numbers them: 3 or 0,2 or 4-9");
+}
+
+LaunchFilter launch_filter(const std::string& command, const po::variables_map& vm) {
+  LaunchFilter f;
+  if (vm.count("kernel") != 0U) {
+    f.name_text = vm["kernel"].as<std::string>();
+    try {
+      f.name.emplace(f.name_text, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw UsageError(
+          fmt::format("memhier {}: --kernel '{}' is not a regular expression: {}", command, f.name_text, e.what()));
+    }
+  }
+  if (vm.count("launch") != 0U) {
+    f.numbers_text = vm["launch"].as<std::string>();
+    auto numbers = parse_numbers(f.numbers_text);
+    if (!numbers)
+      throw UsageError(fmt::format("memhier {}: --launch '{}': expected launch numbers such as 3, 0,2 or 4-9", command,
+                                   f.numbers_text));
+    f.numbers = std::move(*numbers);
+  }
+  return f;
+}
+
+FilteredSource::FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace)
+    : m_source(source), m_filter(std::move(filter)), m_trace(std::move(trace)) {}
+
+bool FilteredSource::next_kernel(KernelLaunch& launch) {
+  while (m_source.next_kernel(launch)) {
+    const std::size_t number = m_next++;
+    if (m_filter.takes(number, launch.name)) {
+      m_numbers.push_back(number);
+      return true;
+    }
+    m_passed.push_back(launch.name);
+  }
+  if (m_numbers.empty() && m_filter.any()) {
+    std::string held;
+    for (std::size_t i = 0; i < m_passed.size() && i < 8; ++i)
+      held += fmt::format("{}{} {}", i != 0 ? ", " : "", i, m_passed[i]);
+    if (m_passed.size() > 8) held += fmt::format(", ... ({} in all)", m_passed.size());
+    std::string flags, asked;
+    if (m_filter.name) {
+      flags = "--kernel";
+      asked = fmt::format("'{}'", m_filter.name_text);
+    }
+    if (!m_filter.numbers.empty()) {
+      flags += flags.empty() ? "--launch" : " and --launch";
+      asked += fmt::format("{}{}", asked.empty() ? "" : " with ", m_filter.numbers_text);
+    }
+    throw InputError({m_trace}, flags,
+                     m_passed.empty() ? std::string("the trace holds no launch")
+                                      : fmt::format("{} takes no launch; the trace's launches: {}", asked, held));
+  }
+  return false;
+}
+
+void add_progress_options(po::options_description& options) {
+  options.add_options()                                                                                //
+      ("progress", "show how far the simulation has come on stderr, whether or not it is a terminal")  //
+      ("no-progress", "never show it (by default it shows on a terminal once a run takes a second)");
+}
+
+void check_progress_options(const std::string& command, const po::variables_map& vm) {
+  if (vm.count("progress") != 0U && vm.count("no-progress") != 0U)
+    throw UsageError(fmt::format("memhier {}: --progress and --no-progress contradict each other", command));
+}
+
+ProgressLine::ProgressLine(const po::variables_map& vm, std::string label, std::optional<std::size_t> launches,
+                           std::optional<std::uint64_t> instructions)
+    : m_label(std::move(label)), m_launches(launches), m_instructions(instructions) {
+  m_terminal = isatty(STDERR_FILENO) == 1;
+  m_forced = vm.count("progress") != 0U;
+  m_enabled = m_forced || (m_terminal && vm.count("no-progress") == 0U);
+}
+
+ProgressLine::~ProgressLine() {
+  if (m_shown && m_terminal) std::cerr << "\r\x1b[K" << std::flush;
+  if (m_forced && !m_terminal && !m_pending.empty()) std::cerr << m_pending << "\n" << std::flush;
+}
+
+std::string ProgressLine::text(const SimProgress& p, double elapsed) const {
+  std::string s = fmt::format("memhier: {}: launch {}", m_label, p.launch + 1);
+  if (m_launches) s += fmt::format("/{}", *m_launches);
+  s += fmt::format(" {}: {}/{} blocks, {} warp instructions", p.kernel, p.blocks, p.grid_blocks,
+                   count(static_cast<double>(p.warp_instructions)));
+  if (elapsed > 0) s += fmt::format(" ({}/s)", count(static_cast<double>(p.warp_instructions) / elapsed));
+  // The share done: of the instructions where the trace counts them, else of the launches and this one's blocks.
+  double done = -1;
+  if (m_instructions && *m_instructions > 0) {
+    done = static_cast<double>(p.warp_instructions) / static_cast<double>(*m_instructions);
+  } else if (m_launches && *m_launches > 0 && p.grid_blocks > 0) {
+    done = (static_cast<double>(p.launch) + static_cast<double>(p.blocks) / static_cast<double>(p.grid_blocks)) /
+           static_cast<double>(*m_launches);
+  }
+  done = std::min(done, 1.0);
+  if (done >= 0) s += fmt::format(", {:.0f}%", 100 * done);
+  s += fmt::format(", {}", clock_time(elapsed));
+  if (done > 0.01 && done < 1) s += fmt::format(", ~{} left", clock_time(elapsed * (1 - done) / done));
+  return s;
+}
+
+void ProgressLine::show(const std::string& line) {
+  if (m_terminal) {
+    std::cerr << "\r" << line << "\x1b[K" << std::flush;
+    m_shown = true;
+  } else {
+    std::cerr << line << "\n" << std::flush;
+  }
+  m_pending.clear();
+}
+
+void ProgressLine::update(const SimProgress& p) {
+  if (!m_enabled) return;
+  const Clock::time_point now = Clock::now();
+  const double elapsed = std::chrono::duration<double>(now - m_start).count();
+  m_pending = text(p, elapsed);
+  if (!m_forced && elapsed < 1.0) return;  // a short run stays quiet
+  if (m_last != Clock::time_point{} && now - m_last < std::chrono::milliseconds(250)) return;
+  m_last = now;
+  show(m_pending);
+}
+
+std::pair<std::optional<std::size_t>, std::optional<std::uint64_t>> trace_totals(TraceSource& source,
+                                                                                 const LaunchFilter& filter) {
+  if (const auto* d = dynamic_cast<const DescriptionSource*>(&source)) {
+    std::size_t launches = 0;
+    for (std::size_t i = 0; i < d->info().launches; ++i) launches += filter.takes(i, d->launch().name) ? 1 : 0;
+    return {launches, std::nullopt};
+  }
+  if (const auto* a = dynamic_cast<const AccelSimReader*>(&source); a != nullptr && !filter.name) {
+    std::size_t launches = 0;
+    for (std::size_t i = 0; i < a->kernel_files().size(); ++i) launches += filter.takes(i, {}) ? 1 : 0;
+    return {launches, std::nullopt};
+  }
+  const auto* mht = dynamic_cast<const MhtReader*>(&source);
+  if (mht == nullptr) return {};
+  std::size_t launches = 0;
+  std::uint64_t instructions = 0;
+  for (std::size_t i = 0; i < mht->kernels().size(); ++i) {
+    const MhtKernelInfo& k = mht->kernels()[i];
+    if (!filter.takes(i, k.launch.name)) continue;
+    ++launches;
+    instructions += k.counts.memory_instructions + k.counts.barriers;
+  }
+  return {launches, instructions};
+}
+
+}  // namespace memhier::cli

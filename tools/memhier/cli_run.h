@@ -1,0 +1,95 @@
+#pragma once
+// What `simulate` and `predict` share about a run: which of a trace's launches they simulate (--kernel, --launch) and
+// a progress line on stderr while they do (--progress, --no-progress).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_common.h"
+#include "memhier/sim.h"
+#include "memhier/trace.h"
+
+namespace memhier::cli {
+
+// --kernel RE (searched for in each launch's kernel name, ECMAScript syntax) and --launch LIST (0-based launch
+// numbers as `trace info` prints them: "3", "0,2,5", "4-9" or a mix): a launch is simulated if it passes each that is
+// given.
+struct LaunchFilter {
+  std::optional<std::regex> name;
+  std::string name_text;
+  std::vector<std::pair<std::size_t, std::size_t>> numbers;  // inclusive ranges
+  std::string numbers_text;
+
+  [[nodiscard]] bool any() const { return name.has_value() || !numbers.empty(); }
+  [[nodiscard]] bool takes(std::size_t number, const std::string& kernel) const;
+};
+void add_launch_options(po::options_description& options);
+// UsageError for a pattern that is no regular expression or a list that is no list of numbers.
+LaunchFilter launch_filter(const std::string& command, const po::variables_map& vm);
+
+// The launches of `source` that `filter` takes, in order; numbers() says where each stood in the source. Reading past
+// the last launch with none taken throws InputError naming the trace and the launches it holds.
+class FilteredSource final : public TraceSource {
+ public:
+  FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace);
+  bool next_kernel(KernelLaunch& launch) override;
+  bool next_block(BlockTrace& block) override { return m_source.next_block(block); }
+  std::size_t next_blocks(std::span<BlockTrace> out, int threads) override {
+    return m_source.next_blocks(out, threads);
+  }
+  [[nodiscard]] const std::vector<std::size_t>& numbers() const { return m_numbers; }
+
+ private:
+  TraceSource& m_source;
+  LaunchFilter m_filter;
+  std::string m_trace;
+  std::size_t m_next = 0;              // the source's next launch number
+  std::vector<std::size_t> m_numbers;  // of the launches taken
+  std::vector<std::string> m_passed;   // kernel names of the launches left out, for the message
+};
+
+// A line on stderr saying how far a simulation has come (SimOptions::progress), redrawn in place on a terminal:
+//   memhier: big.mht: launch 3/12 gemm: 8448/32768 blocks, 12.3 M warp instructions (5.10 M/s), 41%, 0:04, ~0:06 left
+// --progress shows it whatever stderr is (a line each update, at most four a second, and the last state at the end);
+// --no-progress never; by default it shows on a terminal once a run has taken a second. The totals, where the trace
+// knows them (a .mht index), give the share done and the time left.
+void add_progress_options(po::options_description& options);
+// UsageError for --progress with --no-progress.
+void check_progress_options(const std::string& command, const po::variables_map& vm);
+class ProgressLine {
+ public:
+  ProgressLine(const po::variables_map& vm, std::string label, std::optional<std::size_t> launches,
+               std::optional<std::uint64_t> instructions);
+  ~ProgressLine();  // clears a terminal's line; prints the last state where --progress asked and it is not shown yet
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  [[nodiscard]] std::function<void(const SimProgress&)> callback() {
+    return [this](const SimProgress& p) { update(p); };
+  }
+  void update(const SimProgress& p);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  [[nodiscard]] std::string text(const SimProgress& p, double elapsed) const;
+  void show(const std::string& line);
+
+  bool m_enabled = false, m_forced = false, m_terminal = false;
+  std::string m_label;
+  std::optional<std::size_t> m_launches;
+  std::optional<std::uint64_t> m_instructions;
+  Clock::time_point m_start = Clock::now(), m_last{};
+  bool m_shown = false;   // a line is on the terminal now
+  std::string m_pending;  // the latest state, if not printed
+};
+
+// The launch count and warp instructions (memory instructions and barriers) of the launches `filter` takes from
+// `source`, where its index has them (a .mht file); none otherwise.
+std::pair<std::optional<std::size_t>, std::optional<std::uint64_t>> trace_totals(TraceSource& source,
+                                                                                 const LaunchFilter& filter);
+
+}  // namespace memhier::cli
