@@ -1653,6 +1653,19 @@ TEST_CASE("progress: told after each batch and at each launch's end, rising to e
     CHECK(calls >= (launch == 0 ? 3U : 2U));  // two batches and the end; one batch and the end
   }
   CHECK(at == seen.size());
+  // A batch in rounds (an SM's list full at 4 requests; it makes about 32) is told of after each round too.
+  auto rounds_source = load_kernel_description(examples / "coalesced_copy.yaml", copy);
+  std::vector<std::uint64_t> rising;
+  SimOptions rounds;
+  rounds.round_requests = 4;
+  rounds.progress = [&](const SimProgress& p) { rising.push_back(p.warp_instructions); };
+  const auto in_rounds = simulate(h100(), *rounds_source, rounds);
+  REQUIRE(in_rounds.size() == 1);
+  CHECK(in_rounds[0].counters == watched[1].counters);
+  CHECK(rising.size() > 4);  // one batch (one wave), its rounds, and the end
+  CHECK(std::is_sorted(rising.begin(), rising.end()));
+  CHECK(std::adjacent_find(rising.begin(), rising.end() - 1) == rising.end() - 1);  // each round issued some
+  CHECK(rising.back() == in_rounds[0].counters.warp_instructions);
   // An exception from the callback ends the simulation and leaves simulate().
   auto again = launches();
   Chain stopped({again[0].get(), again[1].get()});

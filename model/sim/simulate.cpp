@@ -502,6 +502,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         for (const Padded<SimCounters>& c : group_counters) total += c.value;
         for (std::size_t s = 0; s < sm_count; ++s) lists.drop_replayed(s, take[s]);
         if (until == ~std::uint64_t{0}) break;  // no SM stopped: every list was replayed whole
+        if (options.progress) {                 // a batch of long blocks goes in many rounds
+          std::uint64_t so_far = earlier_instructions + launch_instructions;
+          for (const std::uint64_t i : issued) so_far += i;
+          options.progress({out.size(), launch.name, total.blocks, launch.grid.count(), so_far, false});
+        }
       }
       std::uint64_t batch_requests = 0, batch_instr = 0, batch_warps = 0;
       for (std::size_t s = 0; s < sm_count; ++s) {

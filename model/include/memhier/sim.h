@@ -22,8 +22,8 @@ struct SimPhaseTimes {
   double read = 0, sm = 0, l2 = 0, setup = 0, total = 0;
 };
 
-// How far a simulation has come, as SimOptions::progress is told: after each batch of blocks (a few waves) and at the
-// end of each launch.
+// How far a simulation has come, as SimOptions::progress is told: after each batch of blocks (a few waves), each round
+// of a batch that takes several (long blocks: simulate.cpp), and at the end of each launch.
 struct SimProgress {
   std::size_t launch = 0;         // 0-based, among the launches the source gave
   std::string_view kernel;        // its name
