@@ -254,6 +254,10 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   CHECK(named.rc == 0);
   CHECK(named.out.find("launch 0: persisting_l2_window on h100") != std::string::npos);
   CHECK(named.out.find("launch 1: persisting_l2_window on h100") != std::string::npos);
+  CHECK(memhier("simulate " + two).out == named.out);  // several launches are numbered anyway
+  Result csv = memhier("simulate " + two + " --launch 1 --csv");
+  CHECK(csv.out.find(",launch_index\npersisting_l2_window,h100,") != std::string::npos);
+  CHECK(csv.out.ends_with(",1\n"));
   Result none = memhier("simulate " + two + " --kernel gemm");
   CHECK(none.rc == 2);
   CHECK(none.err.find("'gemm' takes no launch; the trace's launches: 0 persisting_l2_window, 1 persisting_l2_window") !=
@@ -269,6 +273,7 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   REQUIRE(p.rc == 0);
   CHECK(nlohmann::json::parse(p.out).size() == 1);
   CHECK(nlohmann::json::parse(p.out)[0]["launch_index"] == 1);
+  CHECK(memhier("predict " + two + " --launch 1 --csv").out.ends_with(",1\n"));
 
   // Progress: nothing on stderr unless asked (it is not a terminal here); with --progress a line each update, the
   // last one the whole run's.

@@ -99,7 +99,7 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
             {"dram_channel_imbalance", channel_imbalance(k)}}}};
 }
 
-// `number`: the launch's place in the trace, shown where --kernel or --launch chose some.
+// `number`: the launch's place in the trace, where it is shown.
 void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t> number) {
   const SimCounters& c = k.counters;
   const KernelLaunch& l = k.launch;
@@ -206,15 +206,17 @@ int run_simulate(const std::vector<std::string>& args) {
   } else if (vm.count("csv") != 0U) {
     std::cout << "kernel,arch";
     for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << i.name;
-    std::cout << "\n";
-    for (const KernelSim& k : result) {
-      std::cout << k.launch.name << "," << arch.name;
-      for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << k.counters.*i.field;
-      std::cout << "\n";
+    std::cout << ",launch_index\n";
+    for (std::size_t r = 0; r < result.size(); ++r) {
+      std::cout << result[r].launch.name << "," << arch.name;
+      for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << result[r].counters.*i.field;
+      std::cout << "," << source.numbers()[r] << "\n";
     }
   } else {
+    // Launches are numbered where there are several or some were chosen.
+    const bool numbered = filter.any() || result.size() > 1;
     for (std::size_t i = 0; i < result.size(); ++i)
-      print_human(arch, result[i], filter.any() ? std::optional(source.numbers()[i]) : std::nullopt);
+      print_human(arch, result[i], numbered ? std::optional(source.numbers()[i]) : std::nullopt);
   }
   return kExitOk;
 }
