@@ -274,6 +274,16 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   CHECK(nlohmann::json::parse(p.out).size() == 1);
   CHECK(nlohmann::json::parse(p.out)[0]["launch_index"] == 1);
   CHECK(memhier("predict " + two + " --launch 1 --csv").out.ends_with(",1\n"));
+  // Of several traces, those whose launches the choice leaves out give no row; none taken anywhere is an error.
+  const std::string pair =
+      fmt::format("{0}/coalesced_copy.yaml {0}/persisting_l2_window.yaml --arch h100 --set n=65536", kExamples);
+  Result some = memhier(fmt::format("predict {} --kernel persisting --csv", pair));
+  CHECK(some.rc == 0);
+  CHECK(some.out.find("coalesced_copy,") == std::string::npos);
+  CHECK(some.out.find("persisting_l2_window,h100,") != std::string::npos);
+  Result nowhere = memhier(fmt::format("predict {} --kernel gemm", pair));
+  CHECK(nowhere.rc == 2);
+  CHECK(nowhere.err.find("--kernel: 'gemm': takes no launch of any of the 2 traces") != std::string::npos);
 
   // Progress: nothing on stderr unless asked (it is not a terminal here); with --progress a line each update, the
   // last one the whole run's.

@@ -93,8 +93,8 @@ LaunchFilter launch_filter(const std::string& command, const po::variables_map& 
   return f;
 }
 
-FilteredSource::FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace)
-    : m_source(source), m_filter(std::move(filter)), m_trace(std::move(trace)) {}
+FilteredSource::FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace, bool required)
+    : m_source(source), m_filter(std::move(filter)), m_trace(std::move(trace)), m_required(required) {}
 
 bool FilteredSource::next_kernel(KernelLaunch& launch) {
   while (m_source.next_kernel(launch)) {
@@ -105,7 +105,7 @@ bool FilteredSource::next_kernel(KernelLaunch& launch) {
     }
     m_passed.push_back(launch.name);
   }
-  if (m_numbers.empty() && m_filter.any()) {
+  if (m_numbers.empty() && m_filter.any() && m_required) {
     std::string held;
     for (std::size_t i = 0; i < m_passed.size() && i < 8; ++i)
       held += fmt::format("{}{} {}", i != 0 ? ", " : "", i, m_passed[i]);

@@ -33,10 +33,11 @@ void add_launch_options(po::options_description& options);
 LaunchFilter launch_filter(const std::string& command, const po::variables_map& vm);
 
 // The launches of `source` that `filter` takes, in order; numbers() says where each stood in the source. Reading past
-// the last launch with none taken throws InputError naming the trace and the launches it holds.
+// the last launch with none taken throws InputError naming the trace and the launches it holds, where `required`
+// (one trace); else the source just ends (predict's several traces: one of them may hold none).
 class FilteredSource final : public TraceSource {
  public:
-  FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace);
+  FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace, bool required = true);
   bool next_kernel(KernelLaunch& launch) override;
   bool next_block(BlockTrace& block) override { return m_source.next_block(block); }
   std::size_t next_blocks(std::span<BlockTrace> out, int threads) override {
@@ -48,6 +49,7 @@ class FilteredSource final : public TraceSource {
   TraceSource& m_source;
   LaunchFilter m_filter;
   std::string m_trace;
+  bool m_required;
   std::size_t m_next = 0;              // the source's next launch number
   std::vector<std::size_t> m_numbers;  // of the launches taken
   std::vector<std::string> m_passed;   // kernel names of the launches left out, for the message

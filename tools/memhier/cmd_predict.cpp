@@ -110,10 +110,12 @@ int run_predict(const std::vector<std::string>& args) {
   check_progress_options("predict", vm);
   std::vector<Row> rows;
   std::vector<std::string> caveats;
-  for (const std::string& trace : vm["trace"].as<std::vector<std::string>>()) {
+  // With several traces, --kernel or --launch may take no launch of some; it must take one somewhere.
+  const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
+  for (const std::string& trace : traces) {
     for (const Arch& arch : archs) {
       auto opened = open_trace(trace, sets);
-      FilteredSource source(*opened, filter, trace);
+      FilteredSource source(*opened, filter, trace, traces.size() == 1);
       std::vector<KernelSim> sims;
       {
         const auto [launches, instructions] = trace_totals(*opened, filter);
@@ -135,6 +137,11 @@ int run_predict(const std::vector<std::string>& args) {
         rows.push_back({trace, source.numbers()[i], arch, std::move(k), std::move(p)});
       }
     }
+  }
+  if (rows.empty() && filter.any()) {
+    const bool named = filter.name.has_value();
+    throw InputError({named ? "--kernel" : "--launch"}, named ? filter.name_text : filter.numbers_text,
+                     fmt::format("takes no launch of any of the {} traces", traces.size()));
   }
   if (vm.count("json") != 0U) {
     nlohmann::json j = nlohmann::json::array();
