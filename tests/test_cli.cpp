@@ -254,7 +254,14 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   CHECK(named.rc == 0);
   CHECK(named.out.find("launch 0: persisting_l2_window on h100") != std::string::npos);
   CHECK(named.out.find("launch 1: persisting_l2_window on h100") != std::string::npos);
-  CHECK(memhier("simulate " + two).out == named.out);  // several launches are numbered anyway
+  Result unnamed = memhier("simulate " + two);
+  CHECK(unnamed.out == named.out);  // several launches are numbered anyway, and summed up
+  const auto& c0 = both[0]["counters"];
+  const auto& c1 = both[1]["counters"];
+  CHECK(unnamed.out.find(fmt::format("2 launches: {} warp instructions, ",
+                                     c0["warp_instructions"].get<std::uint64_t>() +
+                                         c1["warp_instructions"].get<std::uint64_t>())) != std::string::npos);
+  CHECK(memhier("simulate " + two + " --launch 1").out.find("launches:") == std::string::npos);
   Result csv = memhier("simulate " + two + " --launch 1 --csv");
   CHECK(csv.out.find(",launch_index\npersisting_l2_window,h100,") != std::string::npos);
   CHECK(csv.out.ends_with(",1\n"));

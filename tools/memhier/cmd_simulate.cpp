@@ -217,6 +217,16 @@ int run_simulate(const std::vector<std::string>& args) {
     const bool numbered = filter.any() || result.size() > 1;
     for (std::size_t i = 0; i < result.size(); ++i)
       print_human(arch, result[i], numbered ? std::optional(source.numbers()[i]) : std::nullopt);
+    if (result.size() > 1) {  // a captured program's launches: what they add up to
+      SimCounters all;
+      for (const KernelSim& k : result) all += k.counters;
+      std::cout << fmt::format(
+          "{} launches: {} warp instructions, L1 hit rate {:.1f}%, L2 read hit rate {:.1f}%, DRAM {} read, {} "
+          "written\n",
+          result.size(), all.warp_instructions, pct(all.l1_sector_hits, all.l1_sector_lookups),
+          pct(all.l2_read_hits, all.l2_read_sectors), units::format_size(all.dram_read_bytes),
+          units::format_size(all.dram_write_bytes));
+    }
   }
   return kExitOk;
 }
