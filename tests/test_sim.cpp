@@ -1597,6 +1597,20 @@ TEST_CASE("a launch that starts cold counts what it counts alone, whatever launc
   CHECK(after[1].counters == alone[0].counters);
   CHECK(after[1].dram_channel_read_bytes == alone[0].dram_channel_read_bytes);
   CHECK(alone[0].counters.dram_row_misses > 0);
+  // So too after launches of other kinds: a persisting window's (set-aside, persisting lines), a tiled transpose's
+  // (shared memory, barriers), before a gather.
+  const auto examples = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples";
+  const std::vector<ParamOverride> gather_sets{{"n", "1 << 18"}, {"m", "1 << 22"}};
+  auto gather_alone = load_kernel_description(examples / "random_gather.yaml", gather_sets);
+  const auto gather = simulate(h100(), *gather_alone, {});
+  auto window = load_kernel_description(examples / "persisting_l2_window.yaml", {{"n", "1 << 20"}});
+  auto transpose = load_kernel_description(examples / "transpose_tiled.yaml", {{"n", "1024"}});
+  auto gather_after = load_kernel_description(examples / "random_gather.yaml", gather_sets);
+  Chain mixed({window.get(), transpose.get(), gather_after.get()});
+  const auto later = simulate(h100(), mixed, {});
+  REQUIRE(later.size() == 4);  // the window's two launches, the transpose, the gather
+  CHECK(later[3].counters == gather[0].counters);
+  CHECK(later[3].dram_channel_write_bytes == gather[0].dram_channel_write_bytes);
 }
 
 TEST_CASE("progress: told after each batch and at each launch's end, rising to each launch's counts") {
