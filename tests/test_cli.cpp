@@ -281,6 +281,7 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   CHECK(nlohmann::json::parse(p.out).size() == 1);
   CHECK(nlohmann::json::parse(p.out)[0]["launch_index"] == 1);
   CHECK(memhier("predict " + two + " --launch 1 --csv").out.ends_with(",1\n"));
+  CHECK(memhier("predict " + two).out.starts_with("launch  kernel "));  // a trace's launches numbered in the table
   // Of several traces, those whose launches the choice leaves out give no row; none taken anywhere is an error.
   const std::string pair =
       fmt::format("{0}/coalesced_copy.yaml {0}/persisting_l2_window.yaml --arch h100 --set n=65536", kExamples);

@@ -2,8 +2,10 @@
 // breakdown; several kernels or architectures give a comparison table.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli_common.h"
 #include "cli_run.h"
@@ -155,10 +157,28 @@ int run_predict(const std::vector<std::string>& args) {
   } else if (rows.size() == 1) {
     print_detail(rows[0]);
   } else {
-    Table t({"kernel", "arch", "predicted", "bound", "DRAM achieved", "warps/SM", "why"});
-    for (const Row& r : rows)
-      t.add({r.p.kernel, r.arch.name, units::format_duration(r.p.seconds), r.p.bound,
-             units::format_bandwidth(r.p.dram_bandwidth), fmt::format("{:.1f}", r.p.warps_per_sm), r.p.explanation});
+    // Launches are numbered where a trace gave several (or some were chosen): a column of their own, blank for a trace
+    // of one launch among others.
+    std::map<std::string, std::size_t> last;  // the highest launch number of each trace
+    for (const Row& r : rows) last[r.trace] = std::max(last[r.trace], r.launch_index);
+    const bool numbered =
+        filter.any() || std::any_of(last.begin(), last.end(), [](const auto& kv) { return kv.second != 0; });
+    std::vector<std::string> header{"kernel", "arch", "predicted", "bound", "DRAM achieved", "warps/SM", "why"};
+    if (numbered) header.insert(header.begin(), "launch");
+    Table t(header);
+    for (const Row& r : rows) {
+      std::vector<std::string> cells{r.p.kernel,
+                                     r.arch.name,
+                                     units::format_duration(r.p.seconds),
+                                     r.p.bound,
+                                     units::format_bandwidth(r.p.dram_bandwidth),
+                                     fmt::format("{:.1f}", r.p.warps_per_sm),
+                                     r.p.explanation};
+      if (numbered)
+        cells.insert(cells.begin(),
+                     filter.any() || last[r.trace] != 0 ? std::to_string(r.launch_index) : std::string());
+      t.add(cells);
+    }
     t.print(std::cout);
   }
   for (const std::string& c : caveats) std::cerr << "note: " << c << "\n";
