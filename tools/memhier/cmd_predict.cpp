@@ -123,8 +123,9 @@ int run_predict(const std::vector<std::string>& args) {
         const auto [launches, instructions] = trace_totals(*opened, filter);
         ProgressLine progress(vm, fmt::format("{} on {}", std::filesystem::path(trace).filename().string(), arch.name),
                               launches, instructions);
-        opt.progress = progress.callback();
-        sims = simulate(arch, source, opt);
+        SimOptions watched = opt;  // its callback goes with the line
+        watched.progress = progress.callback();
+        sims = simulate(arch, source, watched);
       }
       for (std::size_t i = 0; i < sims.size(); ++i) {
         KernelSim& k = sims[i];

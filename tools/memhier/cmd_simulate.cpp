@@ -193,8 +193,9 @@ int run_simulate(const std::vector<std::string>& args) {
   {
     const auto [launches, instructions] = trace_totals(*trace, filter);
     ProgressLine progress(vm, std::filesystem::path(path).filename().string(), launches, instructions);
-    opt.progress = progress.callback();
-    result = simulate(arch, source, opt);
+    SimOptions watched = opt;  // its callback goes with the line
+    watched.progress = progress.callback();
+    result = simulate(arch, source, watched);
   }
   if (vm.count("json") != 0U) {
     nlohmann::json j = nlohmann::json::array();
