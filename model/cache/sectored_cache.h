@@ -22,6 +22,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "../util/host_prefetch.h"
 #include "memhier/trace.h"
 #include "placement.h"
 #include "plru_tree.h"
@@ -54,29 +55,19 @@ class SectoredCache {
 
   // Slot holding `line`, or kNone.
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const;
-  // Hints for a request of many lines, each a pass over all of them before the accesses, so that the host fetches
-  // their memory at once instead of one miss after another (a gather's lines fall in random sets): prefetch_slot()
-  // what a lookup of `line` reads (LRU: its index bucket; PLRU: its set's tags) and the slot it would take if absent
-  // (a free way or its set's victim), returning that slot; then prefetch_victim(slot) what evicting the line held
-  // there reads besides (LRU: its index entry; PLRU: nothing, the victim's set is the new line's).
-  std::uint32_t prefetch_slot(std::uint64_t line) const {
+  // A host-cache prefetch of what an access to `line` will read: a lookup's (LRU: its index bucket; PLRU: its set's
+  // tags) and the slot it would take if absent (a free way or its set's victim). The SM front asks it for the next
+  // record of the warp that issues (SmFront::prefetch).
+  void prefetch(std::uint64_t line) const {
     const std::uint32_t set = set_of(line);
     if (m_plru) {
       const std::uint32_t first = set << m_way_bits;
-      __builtin_prefetch(&m_tags[first]);
-      const std::uint32_t slot = first + plru_next_way(set);
-      __builtin_prefetch(&m_lines[slot]);
-      return slot;
+      host_prefetch(&m_tags[first]);
+      host_prefetch(&m_lines[first + plru_next_way(set)]);
+      return;
     }
-    __builtin_prefetch(&m_buckets[home(hash(line))]);
-    const std::uint32_t slot = next_slot(set);
-    __builtin_prefetch(&m_slots[slot]);
-    return slot;
-  }
-  void prefetch_victim(std::uint32_t slot) const {
-    if (m_plru) return;
-    const Slot& s = m_slots[slot];
-    if (s.list != kFree) __builtin_prefetch(&m_buckets[home(hash(s.line))]);
+    host_prefetch(&m_buckets[home(hash(line))]);
+    host_prefetch(&m_slots[next_slot(set)]);
   }
   // Marks the slot most recently used.
   void touch(std::uint32_t slot);

@@ -73,18 +73,6 @@ void SmFront::for_lines(F&& f) {
   }
 }
 
-void SmFront::prefetch_l1_lines(std::uint32_t lines) {
-  // A gather of 28 random lines would wait on a host miss at each. A coalesced request of 1 to 4 lines is hinted a
-  // record ahead (prefetch()): passes over every request made a copy 5% and transpose_tiled 24% slower (perf stat).
-  constexpr std::uint32_t kMinLines = 5;
-  if (lines < kMinLines) return;
-  std::array<std::uint32_t, std::tuple_size_v<decltype(m_sectors.lines)>> slots;
-  std::size_t n = 0;
-  for_lines([&](std::uint64_t line, std::uint32_t) { slots[n++] = m_l1.prefetch_slot(line); });
-  if (!m_l1.plru())  // a PLRU eviction reads nothing past the set (prefetch_victim does nothing)
-    for (std::size_t i = 0; i < n; ++i) m_l1.prefetch_victim(slots[i]);
-}
-
 IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base) {
   SimCounters& c = counters;
   m_cycle = cycle;
@@ -245,8 +233,12 @@ void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
   const auto [front, back] = b.first_last(r);
   // kLineBytes: simulate() refuses other line sizes, and a constant divides by a shift.
   const std::uint64_t first = front / kLineBytes, last = back / kLineBytes;
-  m_l1.prefetch_slot(first);
-  if (last != first) m_l1.prefetch_slot(last);
+  // A request of 1 to 4 lines (a stream's, a tile's row): its first and last. A wider one (a column, a gather) gains
+  // little from two of its lines, and the passes over all its lines that this file once made for 5 or more cost
+  // softmax_naive's columns 10-20% and the gathers nothing (GCC had deleted them unseen: util/host_prefetch.h).
+  if ((last > first ? last - first : first - last) >= 4) return;
+  m_l1.prefetch(first);
+  if (last != first) m_l1.prefetch(last);
 }
 
 std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint32_t lines,
@@ -466,7 +458,6 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       (local ? c.local_st_requests : c.global_st_requests) += 1;
       (local ? c.local_st_sectors : c.global_st_sectors) += sectors;
       const bool gapless = (layout & kLayoutGapless) != 0;
-      if (m_spec.l1_enabled && r.hint != CacheHint::cg) prefetch_l1_lines(lines);
       if (gapless)  // the first and last lanes suffice
         gapless_words(a.front(), a.back() + r.size);
       else if (!strided_words(r))
@@ -528,7 +519,6 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
   }
   const L2Property l1_property = r.hint == CacheHint::cs ? L2Property::streaming : L2Property::normal;
   c.l1_sector_lookups += sectors;
-  prefetch_l1_lines(lines);
   std::uint32_t missed = 0;  // lines
   for_lines([&](std::uint64_t line, std::uint32_t mask) {
     const std::uint32_t slot = l1_line(line, l1_property);

@@ -51,8 +51,8 @@ class alignas(128) SmFront {
   SectoredCache release_l1() { return std::move(m_l1); }
   // `thread_base`: the thread slot of lane 0 of the record's warp, numbered over all SMs (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
-  // A hint before issuing `r` a little later: the L1 entries of its first and last line are fetched into the host
-  // cache.
+  // A hint before issuing `r` a little later (the issuing warp's next record): for a request of up to 4 lines, the
+  // L1 entries of its first and last line are fetched into the host cache.
   void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
   // Starts counting the requests of a round of issues (simulate.cpp); they go on the SM's list after those of earlier
@@ -103,9 +103,6 @@ class alignas(128) SmFront {
   void send(std::uint64_t line, std::uint32_t sectors, L2Op op, std::uint32_t words = 0);
   template <typename F>
   void for_lines(F&& f);  // f(line, sector mask) for each line the coalesced sectors touch
-  // For a request of more than a few lines: the L1 memory each line's access will read, asked of the host in two
-  // passes over the lines before the accesses (SectoredCache::prefetch_slot, prefetch_victim).
-  void prefetch_l1_lines(std::uint32_t lines);
   // Of the sectors `sectors` of `line` that an L1-bypassing load (.cg) reads at the current cycle, those this SM's
   // earlier such loads have in flight (sent to L2 less than the L2 latency before): the L1's miss tracking hands them
   // the same data, and they reach L2 once. Notes the rest as in flight from now.

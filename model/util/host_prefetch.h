@@ -1,0 +1,18 @@
+#pragma once
+// A host-cache prefetch the optimizer keeps. GCC counts __builtin_prefetch as no side effect, so a function that only
+// computes an address and prefetches it is found "pure", and a call whose result goes unused is deleted: the SM
+// front's prefetch of the next record's L1 lines (SmFront::prefetch, through SectoredCache::prefetch) compiled to a
+// bare return from 1e6f0d0 on (GCC 12 -O3; -fdump-tree-all shows its local-pure-const pass finding it pure). An asm
+// statement marked volatile is a side effect the compiler may not drop. (A __builtin_prefetch inside a loop that
+// does other work, as in replay_order.h, stays.)
+namespace memhier {
+
+inline void host_prefetch(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
+}  // namespace memhier
