@@ -85,11 +85,11 @@ class alignas(128) L2Slice {
   // Forgets them (a flush's write-backs, which are no launch's traffic).
   void forget_channel_bytes() { std::fill(m_bank_bytes.begin(), m_bank_bytes.end(), std::array<std::uint64_t, 2>{}); }
   // Closes every bank's row and forgets the rows written back lately: a launch that starts cold finds no row open
-  // (nor the previous launch's), so it counts the row hits it would count alone.
+  // (nor the previous launch's), so it counts the row hits it would count alone. The write-back count jumps past the
+  // grouping window instead of the table being cleared (64 KiB a slice: 500 short launches took 2.7x as long).
   void close_rows() {
     std::fill(m_open_rows.begin(), m_open_rows.end(), ~std::uint64_t{0});
-    std::fill(m_written_rows.begin(), m_written_rows.end(), WrittenRow{});
-    m_writebacks = 0;
+    m_writebacks += kWriteWindow + 1;
   }
   // A write at home makes other partitions' copies stale.
   void drop_copy(const L2Request& r);
