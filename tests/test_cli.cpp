@@ -305,7 +305,8 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   const std::uint64_t instructions = both[0]["counters"]["warp_instructions"].get<std::uint64_t>() +
                                      both[1]["counters"]["warp_instructions"].get<std::uint64_t>();
   CHECK(last.starts_with("memhier: persisting_l2_window.yaml: launch 2/2 persisting_l2_window: 256/256 blocks, "));
-  CHECK(last.find(fmt::format(" {} k warp instructions", instructions / 1000)) != std::string::npos);
+  CHECK(last.find(fmt::format(" {} k warp instructions", std::lround(static_cast<double>(instructions) / 1000))) !=
+        std::string::npos);
   CHECK(last.find(", 100%, ") != std::string::npos);
   CHECK(memhier("simulate " + two + " --no-progress").err.empty());
   Result both_flags = memhier("simulate " + two + " --progress --no-progress");

@@ -57,9 +57,9 @@ class FilteredSource final : public TraceSource {
 
 // A line on stderr saying how far a simulation has come (SimOptions::progress), redrawn in place on a terminal:
 //   memhier: big.mht: launch 3/12 gemm: 8448/32768 blocks, 12.3 M warp instructions (5.10 M/s), 41%, 0:04, ~0:06 left
-// --progress shows it whatever stderr is (a line each update, at most four a second, and the last state at the end);
-// --no-progress never; by default it shows on a terminal once a run has taken a second. The totals, where the trace
-// knows them (a .mht index), give the share done and the time left.
+// --progress shows it from the start whatever stderr is (where that is no terminal, as lines: at most four a second,
+// and the last state at the end); --no-progress never; by default it shows on a terminal once a run has taken a
+// second. The totals, where the trace knows them (a .mht index), give the share done and the time left.
 void add_progress_options(po::options_description& options);
 // UsageError for --progress with --no-progress.
 void check_progress_options(const std::string& command, const po::variables_map& vm);
