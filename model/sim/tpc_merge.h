@@ -69,18 +69,18 @@ class TpcMerge {
     Entry* set = m_sets[(h >> 40U) % kSets].ways.data();
     for (std::size_t w = 0; w < kWays; ++w)
       if (set[w].line == line && set[w].tpc == tpc && set[w].epoch == m_epoch) return set[w];
-    // The victim: the last empty (old-epoch) entry, else the first of the least recently requested.
-    Entry* victim = set;
+    // The victim: the last empty (old-epoch) entry, else the first of the least recently requested. As one minimum,
+    // without a branch on the entries (a gather's requests take a victim nearly every time, and the host cannot
+    // predict which way is oldest): an empty way w scores kWays - 1 - w, below every entry in use, which scores
+    // (latest + 1) x kWays + w (cycles < 2^48).
+    std::uint64_t best = ~std::uint64_t{0};
     for (std::size_t w = 0; w < kWays; ++w) {
-      Entry& e = set[w];
-      if (e.epoch != m_epoch) {
-        victim = &e;
-      } else if (victim->epoch == m_epoch && latest(e) < latest(*victim)) {
-        victim = &e;
-      }
+      const std::uint64_t score = set[w].epoch == m_epoch ? (latest(set[w]) + 1) * kWays + w : kWays - 1 - w;
+      best = std::min(best, score);
     }
-    *victim = Entry{line, {cycle, cycle}, m_epoch, static_cast<std::uint16_t>(tpc), {0, 0}};
-    return *victim;
+    Entry& victim = set[best >= kWays ? best % kWays : kWays - 1 - best];
+    victim = Entry{line, {cycle, cycle}, m_epoch, static_cast<std::uint16_t>(tpc), {0, 0}};
+    return victim;
   }
   static std::uint64_t latest(const Entry& e) { return std::max(e.cycle[0], e.cycle[1]); }
 
