@@ -14,6 +14,7 @@
 #include "../model/l2/l2_slice.h"
 #include "../model/sim/coalescer.h"
 #include "../model/sim/replay_order.h"
+#include "../model/sim/tpc_merge.h"
 #include "../model/util/sort_unique.h"
 
 using namespace memhier;
@@ -913,4 +914,40 @@ TEST_CASE("full_sectors: the sectors whose 8 words are all written, over every p
         CHECK(full_sectors(words) == expected);
       }
     }
+}
+
+TEST_CASE("TPC merge: a read merges what the other SM of its TPC has in flight; a full set drops its least recent") {
+  // tpc_merge.h's set of a (line, TPC) pair, mirrored here to find five lines of TPC 0 that share a 4-way set.
+  auto set_of = [](std::uint64_t line) { return ((line * 0x9E3779B97F4A7C15ULL) >> 40U) % 1024; };
+  std::vector<std::uint64_t> lines{1000};
+  for (std::uint64_t l = 1001; lines.size() < 5; ++l)
+    if (set_of(l) == set_of(lines[0])) lines.push_back(l);
+  const std::uint64_t a = lines[0], b = lines[1], c = lines[2], d = lines[3], e = lines[4];
+  auto read = [](std::uint64_t line, std::uint64_t cycle, std::uint8_t sectors) {
+    L2Request r;
+    r.line = line;
+    r.cycle = cycle & kRequestCycleMask;
+    r.sectors = sectors;
+    return r;
+  };
+  TpcMerge merge;
+  merge.begin(285);  // the H100's L2 latency: a read is in flight that long
+  // SM 0 (TPC 0) reads a to d, filling the set, then e, which takes the place of the least recently requested: a.
+  for (const auto& [line, cycle] : {std::pair{a, 10}, {b, 20}, {c, 30}, {d, 40}, {e, 50}})
+    CHECK(merge.merged(read(line, static_cast<std::uint64_t>(cycle), 0x1), 0) == 0);
+  CHECK(merge.merged(read(b, 55, 0x3), 1) == 0x1);      // SM 1 finds SM 0's sector 0 in flight: only sector 1 goes on
+  CHECK(merge.merged(read(a, 60, 0x1), 1) == 0);        // a was dropped; taken again, it drops c (30: now the oldest)
+  CHECK(merge.merged(read(c, 65, 0x1), 1) == 0);        // so c's read is gone too (it takes d's place, 40)
+  CHECK(merge.merged(read(e, 66, 0x1), 1) == 0x1);      // e (50) stayed
+  CHECK(merge.merged(read(b, 55 + 286, 0x1), 0) == 0);  // past the window SM 1's read of b is back: nothing to merge
+  // An SM's own reads never merge with each other, and a new replay forgets every read.
+  CHECK(merge.merged(read(a + 1, 70, 0x1), 0) == 0);
+  CHECK(merge.merged(read(a + 1, 71, 0x1), 0) == 0);
+  CHECK(merge.merged(read(e, 72, 0x1), 0) == 0x1);  // SM 1's read of e (66) is in flight
+  // SM 0's reads of one line in flight add up: SM 1 finds both sectors.
+  CHECK(merge.merged(read(a + 2, 80, 0x1), 0) == 0);
+  CHECK(merge.merged(read(a + 2, 90, 0x2), 0) == 0);
+  CHECK(merge.merged(read(a + 2, 100, 0xF), 1) == 0x3);
+  merge.begin(285);
+  CHECK(merge.merged(read(e, 73, 0x1), 1) == 0);
 }
