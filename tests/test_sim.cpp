@@ -1687,6 +1687,34 @@ TEST_CASE("progress: told after each batch and at each launch's end, rising to e
   CHECK_THROWS_WITH_AS(simulate(h100(), stopped, opt), "stopped by the user", std::runtime_error);
 }
 
+TEST_CASE("a batch holds about 2^19 L2 requests at the rate per lane its predecessor issued, not per lane it read") {
+  // The benchmark's gather: 8192 blocks of 8 warps, each warp an index load, a gather and a store (768 lanes a block,
+  // 811,008 a wave of 1056 blocks), 2,226,484 L2 requests in all: 0.354 a lane. The first batch is one wave (a lane a
+  // request until one has run); it issues only part of it (blocks still running go on), but at 0.354 a lane issued
+  // two waves make 574 thousand requests, past 2^19 (524,288): every later batch takes at most two waves. Dividing by
+  // the lanes read, as until stop 47, put the first batch's rate at 0.13 and the second batch at five waves (1.4
+  // million requests, 147 MB peak for `memhier simulate`).
+  const auto examples = std::filesystem::path(MEMHIER_TEST_TRACES_DIR) / "examples";
+  auto source = load_kernel_description(examples / "random_gather.yaml", {{"n", "1 << 21"}, {"m", "1 << 24"}});
+  std::vector<std::uint64_t> taken{0};  // blocks taken, after each batch
+  SimOptions opt;
+  opt.threads = 2;
+  opt.progress = [&](const SimProgress& p) {
+    if (p.blocks != taken.back()) taken.push_back(p.blocks);
+  };
+  const auto sims = simulate(h100(), *source, opt);
+  REQUIRE(sims.size() == 1);
+  REQUIRE(sims[0].counters.blocks == 8192);
+  CHECK(sims[0].counters.waves == 8);
+  REQUIRE(taken.size() >= 2);
+  CHECK(taken[1] == 1056);  // the first batch: one wave
+  for (std::size_t b = 2; b < taken.size(); ++b) {
+    CAPTURE(b);
+    CHECK(taken[b] - taken[b - 1] <= 2 * 1056);
+  }
+  CHECK(taken.size() >= 5);  // 8192 blocks in batches of at most two waves after the first
+}
+
 TEST_CASE("a trace read from .mht chunks decoded in parallel gives the stats of its description, on any thread count") {
   // Chunks of 8 KiB: a wave of random_gather's blocks spans hundreds of them, and waves end inside chunks; 4096 blocks
   // make 3.9 waves in two batches (simulate() ends a batch at about 2^19 L2 requests).

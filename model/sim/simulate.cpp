@@ -37,8 +37,12 @@ constexpr std::uint64_t kLocalWindowBase = 0x00007ffe01000000ULL;  // away from 
 // few blocks' time apart.) A batch ends after kBatchWaves waves, once it holds kBatchAddresses lane addresses (32 MiB
 // of them; this bounds the memory the trace takes, but a batch holds at least a wave, and its blocks whole: a wave of
 // blocks that run long, matmul_naive's 256 blocks of 512 loads a thread, is held at once, 256 MiB of addresses), or
-// once the L2 requests it would make at the previous batch's rate per address pass kBatchRequests (12 MiB of them: a
-// gather's requests, one a lane, must stay in the host's caches).
+// once the L2 requests it would make at the previous batch's rate pass kBatchRequests (16 MiB of them, with as much
+// again for their copy sorted by slice group: a gather makes one a lane). The rate is requests per lane the batch
+// issued, not per lane it read: a batch issues only part of its last wave (blocks still running go on in the next),
+// so the first batch of the benchmark gather, one wave, issued a third of the lanes it read, and the second, taking
+// five waves at that rate, held 1.4 million requests: `memhier simulate` of that trace peaked at 147 MB resident, 81
+// now, its counters within 0.001%.
 constexpr std::size_t kBatchWaves = 8;
 constexpr std::size_t kBatchAddresses = std::size_t{1} << 22U;
 constexpr double kBatchRequests = 1 << 19;
@@ -316,7 +320,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
     std::uint64_t launch_instructions = 0;
-    double requests_per_address = 1;  // of the previous batch (one a lane until one has run)
+    double requests_per_address = 1;  // per lane issued, of the previous batch (one a lane until one has run)
     std::vector<std::size_t> active;  // SMs that made requests in the batch
     std::size_t ready = 0;            // blocks read ahead: blocks[0, ready) at the start of a batch
     std::size_t wave_addresses = 0;   // lane addresses of the last whole wave read
@@ -390,7 +394,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       const std::size_t waves = wave_end.size();
       total.waves += waves;
       total.blocks += n;
-      std::vector<std::uint64_t> resident(sm_count, 0), issued(sm_count, 0), requests(sm_count, 0);
+      std::vector<std::uint64_t> resident(sm_count, 0), issued(sm_count, 0), requests(sm_count, 0), lanes(sm_count, 0);
       // Rounds (see round_requests above): every SM in the first, then those that stopped full, until every SM has
       // issued its blocks of the batch and every request is replayed.
       std::vector<std::uint8_t> to_run(sm_count, 1);
@@ -448,6 +452,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         clock.lap(&SimPhaseTimes::sm);
         for (std::size_t s = 0; s < sm_count; ++s) {
           requests[s] += sms[s]->requests();
+          lanes[s] += sms[s]->lanes_issued();
           // The replay packs a request's cycle and SM into one 64-bit key (cycle << 16 | SM).
           if (sms[s]->last_cycle() >= kMaxCycle)
             throw InputError(
@@ -508,14 +513,15 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           options.progress({out.size(), launch.name, total.blocks, launch.grid.count(), so_far, false});
         }
       }
-      std::uint64_t batch_requests = 0, batch_instr = 0, batch_warps = 0;
+      std::uint64_t batch_requests = 0, batch_lanes = 0, batch_instr = 0, batch_warps = 0;
       for (std::size_t s = 0; s < sm_count; ++s) {
         batch_requests += requests[s];
+        batch_lanes += lanes[s];
         batch_instr += issued[s];
         batch_warps += resident[s];
       }
       requests_per_address =
-          static_cast<double>(batch_requests) / static_cast<double>(std::max<std::size_t>(lane_addresses, 1));
+          static_cast<double>(batch_requests) / static_cast<double>(std::max<std::uint64_t>(batch_lanes, 1));
       warp_weight += static_cast<double>(batch_warps) / num_sms * static_cast<double>(batch_instr);
       instr_weight += static_cast<double>(batch_instr);
       for (std::size_t i = n; i < ready; ++i) std::swap(blocks[i - n], blocks[i]);  // read ahead: the next batch's

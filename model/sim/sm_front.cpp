@@ -22,7 +22,7 @@ SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists&
 
 void SmFront::begin_round() {
   m_out = &m_lists.issued(static_cast<std::size_t>(m_sm));
-  m_requests = m_last_cycle = 0;
+  m_requests = m_lanes_issued = m_last_cycle = 0;
 }
 
 std::uint32_t SmFront::in_flight(std::uint64_t line, std::uint32_t sectors) {
@@ -84,6 +84,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
     ++c.barriers;
     return {};
   }
+  m_lanes_issued += static_cast<std::uint64_t>(std::popcount(r.active_mask));
   // A compact record of dense lanes (a stream's) to global memory: coalescing and a gapless store's words need only its
   // first and last lanes, so the lanes are written out only if the request turns out to span several lines
   // (lanes()), not for every record (writing 32 addresses cost a copy 3% of its host instructions).

@@ -60,6 +60,8 @@ class alignas(128) SmFront {
   void begin_round();
   // Requests made since the round began, and the latest cycle they issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
+  // Active lanes of the memory instructions issued since the round began.
+  [[nodiscard]] std::uint64_t lanes_issued() const { return m_lanes_issued; }
   [[nodiscard]] std::uint64_t last_cycle() const { return m_last_cycle; }
 
  private:
@@ -111,6 +113,7 @@ class alignas(128) SmFront {
   RequestLists& m_lists;
   std::vector<L2Request>* m_out = nullptr;  // the current batch's list
   std::uint64_t m_requests = 0;
+  std::uint64_t m_lanes_issued = 0;
   std::uint64_t m_last_cycle = 0;
   // DRAM row chunks (line >> dram_row_line_shift) of the line the instruction being issued sent last, and of the line
   // this SM's last write request was for (~0: none).
