@@ -320,7 +320,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
     std::uint64_t launch_instructions = 0;
-    double requests_per_address = 1;  // per lane issued, of the previous batch (one a lane until one has run)
+    double requests_per_lane = 1;     // per lane issued, of the previous batch (one a lane until one has run)
     std::vector<std::size_t> active;  // SMs that made requests in the batch
     std::size_t ready = 0;            // blocks read ahead: blocks[0, ready) at the start of a batch
     std::size_t wave_addresses = 0;   // lane addresses of the last whole wave read
@@ -343,7 +343,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       std::size_t n = 0, lane_addresses = 0;
       clock.start();
       while (wave_end.size() < kBatchWaves && lane_addresses < kBatchAddresses &&
-             static_cast<double>(lane_addresses) * requests_per_address < kBatchRequests) {
+             static_cast<double>(lane_addresses) * requests_per_lane < kBatchRequests) {
         const std::size_t start = n;
         if (ready < start + wave_blocks) {
           // With several threads, read the waves the batch will probably still take (at the last whole wave's
@@ -353,8 +353,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           std::size_t ahead = 1;
           if (wave_addresses != 0 && options.threads > 1 && !in_parts) {
             double room = static_cast<double>(kBatchAddresses - lane_addresses);
-            if (requests_per_address > 0)
-              room = std::min(room, kBatchRequests / requests_per_address - static_cast<double>(lane_addresses));
+            if (requests_per_lane > 0)
+              room = std::min(room, kBatchRequests / requests_per_lane - static_cast<double>(lane_addresses));
             ahead = static_cast<std::size_t>(std::clamp(std::ceil(room / static_cast<double>(wave_addresses)), 1.0,
                                                         static_cast<double>(kBatchWaves - wave_end.size())));
           }
@@ -520,7 +520,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         batch_instr += issued[s];
         batch_warps += resident[s];
       }
-      requests_per_address =
+      requests_per_lane =
           static_cast<double>(batch_requests) / static_cast<double>(std::max<std::uint64_t>(batch_lanes, 1));
       warp_weight += static_cast<double>(batch_warps) / num_sms * static_cast<double>(batch_instr);
       instr_weight += static_cast<double>(batch_instr);
