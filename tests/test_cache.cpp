@@ -263,6 +263,25 @@ TEST_CASE("set cache: a streaming line enters least recent and goes before older
   CHECK(victim(c, 3) == 2);
 }
 
+TEST_CASE("set cache: streaming lines, equal in rank, go in way order; then the oldest normal line") {
+  // A 4-way set takes the loop over its ways, a 16-way set the vector scan: both give ties to the first way. Lines
+  // 100 + w fill way w (free ways are taken first way first); three of them enter streaming.
+  for (const std::uint32_t ways : {4U, 16U}) {
+    CAPTURE(ways);
+    SetCache c({128, 32, 1, ways});
+    SetCache::Evicted ev;
+    const std::vector<std::uint64_t> streaming =
+        ways == 4 ? std::vector<std::uint64_t>{101, 102, 103} : std::vector<std::uint64_t>{103, 107, 112};
+    for (std::uint64_t line = 100; line < 100 + ways; ++line)
+      c.insert(line, std::ranges::count(streaming, line) != 0 ? L2Property::streaming : L2Property::normal, ev);
+    for (std::uint64_t w = 0; w < ways; ++w) CHECK(c.find(100 + w) == w);
+    CHECK(victim(c, 200) == streaming[0]);
+    CHECK(victim(c, 201) == streaming[1]);
+    CHECK(victim(c, 202) == streaming[2]);
+    CHECK(victim(c, 203) == 100);  // the oldest normal line
+  }
+}
+
 TEST_CASE(
     "set cache: persisting lines keep to their ways, a full set-aside replaces its oldest; a reset demotes them") {
   SetCache c({128, 32, 1, 4});

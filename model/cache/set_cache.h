@@ -1,9 +1,11 @@
 #pragma once
 // A sectored set-associative cache for modest associativity (the L2 slices): each set's ways sit together in memory
-// (its 16 tags in two host cache lines, its 16 replacement keys in one), so a lookup reads one set and nothing else.
+// (a 16-way set's tags, replacement keys and states in one 256-byte block: four neighbouring host cache lines), so a
+// lookup reads one set and nothing else.
 // LRU by access stamps; persisting lines may hold at most `persisting_ways` of a set, other lines every way no
 // persisting line holds; streaming lines enter as least recent.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -31,9 +33,7 @@ class SetCache {
   explicit SetCache(const CacheGeometry& g, std::uint32_t slices = 1, std::uint32_t first_stamp = 1)
       : m_g(g),
         m_slices(slices),
-        m_tags(std::size_t{g.sets} * g.ways, kNoLine),
-        m_keys(std::size_t{g.sets} * g.ways, kFreeKey),
-        m_state(std::size_t{g.sets} * g.ways),
+        m_blocks((std::size_t{g.sets} * g.ways + kBlockWays - 1) / kBlockWays),
         m_words(std::size_t{g.sets} * g.ways, 0),
         m_persist(g.sets, 0),
         m_touched((g.sets + 63) / 64, 0),
@@ -43,11 +43,15 @@ class SetCache {
   // As find(), for a caller that knows the line's set (the L2 requests carry it).
   [[nodiscard]] std::uint32_t find(std::uint64_t line, std::uint32_t set) const {
     const std::uint32_t base = set * m_g.ways;
-    const std::uint32_t way = m_g.ways == kWideWays ? first_tag<kWideWays>(&m_tags[base], line, kWideWays)
-                                                    : first_tag<0>(&m_tags[base], line, m_g.ways);
-    return way == kNone ? kNone : base + way;
+    if (m_g.ways == kWideWays) {
+      const std::uint32_t way = first_tag<kWideWays>(m_blocks[set].tags.data(), line, kWideWays);
+      return way == kNone ? kNone : base + way;
+    }
+    for (std::uint32_t w = base; w < base + m_g.ways; ++w)
+      if (tag(w) == line) return w;
+    return kNone;
   }
-  void touch(std::uint32_t slot) { m_keys[slot] = (m_keys[slot] & kPersistBit) | next_stamp(); }
+  void touch(std::uint32_t slot) { key(slot) = (key(slot) & kPersistBit) | next_stamp(); }
   std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out) {
     return insert(line, set_of(line), property, out);
   }
@@ -63,19 +67,19 @@ class SetCache {
   static_assert(sizeof(State) == 4 && offsetof(State, dirty) == 1);  // oldest_dirty_past's vector scan
   // The four below at once: a caller that reads and writes several of them through one reference saves reloading the
   // table's address after each byte written (a byte store may alias it).
-  [[nodiscard]] State& state(std::uint32_t slot) { return m_state[slot]; }
-  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return m_state[slot].valid; }
-  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return m_state[slot].dirty; }
+  [[nodiscard]] State& state(std::uint32_t slot) { return m_blocks[slot / kBlockWays].state[slot % kBlockWays]; }
+  [[nodiscard]] std::uint8_t& valid(std::uint32_t slot) { return state(slot).valid; }
+  [[nodiscard]] std::uint8_t& dirty(std::uint32_t slot) { return state(slot).dirty; }
   // Sectors written in part (dirty, not valid: some of their bytes are still only in DRAM) and, for those, the
   // 4-byte words written so far (bit 8s + w: word w of sector s; L2Request::words; the bits of a sector not written in
   // part mean nothing, so a line entering leaves them). The caller keeps them.
-  [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return m_state[slot].partial; }
+  [[nodiscard]] std::uint8_t& partial(std::uint32_t slot) { return state(slot).partial; }
   // 1: a write to the line followed its SM's write of another line of its DRAM row chunk (L2Request::row_follows):
   // its write-back joins that line's. The caller keeps it.
-  [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return m_state[slot].batched; }
+  [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return state(slot).batched; }
   [[nodiscard]] std::uint32_t& words(std::uint32_t slot) { return m_words[slot]; }
-  [[nodiscard]] bool persisting(std::uint32_t slot) const { return (m_keys[slot] & kPersistBit) != 0; }
-  [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return m_tags[slot]; }
+  [[nodiscard]] bool persisting(std::uint32_t slot) const { return (key(slot) & kPersistBit) != 0; }
+  [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return tag(slot); }
   // When `set` holds more than `limit` dirty lines: the least recently used of them other than `except` (the first on
   // a tie); else kNone. It runs whenever a clean line turns dirty: where the set is kWideWays wide, one vector compare
   // finds the dirty ways and only their keys are read; elsewhere one pass over the ways.
@@ -86,7 +90,7 @@ class SetCache {
     if (m_g.ways == kWideWays) {
       // A way's state is 4 bytes, its dirty mask the second: keep that byte of each, compare with zero.
       const __m128i byte = _mm_set1_epi32(0xFF00);
-      const auto* states = reinterpret_cast<const __m128i*>(&m_state[base]);
+      const auto* states = reinterpret_cast<const __m128i*>(m_blocks[set].state.data());
       std::uint32_t clean = 0;
       for (int q = 0; q < 4; ++q) {
         const __m128i d = _mm_and_si128(_mm_loadu_si128(states + q), byte);
@@ -97,16 +101,16 @@ class SetCache {
       if (static_cast<std::uint32_t>(std::popcount(dirty)) <= limit) return kNone;
       for (std::uint32_t bits = dirty; bits != 0; bits &= bits - 1) {
         const std::uint32_t w = base + static_cast<std::uint32_t>(std::countr_zero(bits));
-        if (w != except && (oldest == kNone || m_keys[w] < m_keys[oldest])) oldest = w;
+        if (w != except && (oldest == kNone || key(w) < key(oldest))) oldest = w;
       }
       return oldest;
     }
 #endif
     std::uint32_t dirty = 0;
     for (std::uint32_t w = base; w < base + m_g.ways; ++w) {
-      if (m_state[w].dirty == 0) continue;
+      if (state(w).dirty == 0) continue;
       ++dirty;
-      if (w != except && (oldest == kNone || m_keys[w] < m_keys[oldest])) oldest = w;
+      if (w != except && (oldest == kNone || key(w) < key(oldest))) oldest = w;
     }
     return dirty > limit ? oldest : kNone;
   }
@@ -125,8 +129,8 @@ class SetCache {
       for (std::uint64_t bits = m_touched[word]; bits != 0; bits &= bits - 1) {
         const auto set = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
         for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
-          if (m_tags[w] != kNoLine && m_state[w].dirty != 0)
-            on_dirty(m_tags[w], m_state[w].dirty, m_state[w].batched != 0);
+          const State& st = state(w);
+          if (tag(w) != kNoLine && st.dirty != 0) on_dirty(tag(w), st.dirty, st.batched != 0);
           clear(w);
         }
         m_persist[set] = 0;
@@ -190,17 +194,28 @@ class SetCache {
   // A way's key orders it for replacement, lowest first: free ways (0), then normal lines that entered as least
   // recent (streaming, demoted: 1), then normal lines by last use, then persisting lines by last use. A stamp is the
   // LRU clock's value at the last use (2 and up); persisting lines carry the top bit above it. Ways are stored
-  // field by field (tags of a set together, keys of a set together), so a lookup or a victim search reads a few
-  // host cache lines and the compiler can vectorize the scans.
+  // field by field within a block of 16 (the tags together, the keys together), so the scans of a 16-way set are
+  // vector compares.
   static constexpr std::uint64_t kNoLine = ~std::uint64_t{0};  // a free way's tag (no line number reaches it)
   static constexpr std::uint32_t kFreeKey = 0;
   static constexpr std::uint32_t kOldKey = 1;
   static constexpr std::uint32_t kPersistBit = 0x80000000U;
 
   void clear(std::uint32_t slot) {
-    m_tags[slot] = kNoLine;
-    m_keys[slot] = kFreeKey;
-    m_state[slot] = {};
+    tag(slot) = kNoLine;
+    key(slot) = kFreeKey;
+    state(slot) = {};
+  }
+  [[nodiscard]] std::uint64_t& tag(std::uint32_t slot) { return m_blocks[slot / kBlockWays].tags[slot % kBlockWays]; }
+  [[nodiscard]] std::uint64_t tag(std::uint32_t slot) const {
+    return m_blocks[slot / kBlockWays].tags[slot % kBlockWays];
+  }
+  [[nodiscard]] std::uint32_t& key(std::uint32_t slot) { return m_blocks[slot / kBlockWays].keys[slot % kBlockWays]; }
+  [[nodiscard]] std::uint32_t key(std::uint32_t slot) const {
+    return m_blocks[slot / kBlockWays].keys[slot % kBlockWays];
+  }
+  [[nodiscard]] const State& state(std::uint32_t slot) const {
+    return m_blocks[slot / kBlockWays].state[slot % kBlockWays];
   }
   std::uint32_t next_stamp() {
     if (m_clock >= kMaxStamp) renumber();
@@ -211,9 +226,16 @@ class SetCache {
 
   CacheGeometry m_g;
   std::uint32_t m_slices;
-  std::vector<std::uint64_t> m_tags;
-  std::vector<std::uint32_t> m_keys;
-  std::vector<State> m_state;
+  // The ways' tags, keys and states, 16 slots a block (a 16-way set: one block, 256 bytes in four neighbouring host
+  // cache lines).
+  static constexpr std::uint32_t kBlockWays = 16;
+  struct alignas(64) Block {
+    Block() { tags.fill(kNoLine); }
+    std::array<std::uint64_t, kBlockWays> tags;
+    std::array<std::uint32_t, kBlockWays> keys{};  // kFreeKey
+    std::array<State, kBlockWays> state{};
+  };
+  std::vector<Block> m_blocks;
   std::vector<std::uint32_t> m_words;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::vector<std::uint64_t> m_touched;  // a bit per set a line entered since the last flush
@@ -232,19 +254,23 @@ inline std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2P
   // replaces the oldest persisting line instead: flipping the top bit ranks persisting lines below all others (a
   // full set-aside holds at least one).
   const std::uint32_t flip = persist && m_persist[set] >= m_persisting_ways ? kPersistBit : 0U;
-  const std::uint32_t* keys = &m_keys[base];
-  const std::uint32_t slot = base + (m_g.ways == kWideWays ? lowest_key<kWideWays>(keys, flip, kWideWays)
-                                                           : lowest_key<0>(keys, flip, m_g.ways));
-  if (m_tags[slot] != kNoLine) {
-    const State& old = m_state[slot];
-    out = {m_tags[slot], old.dirty, true, old.partial, old.batched != 0};
+  std::uint32_t slot = base;
+  if (m_g.ways == kWideWays) {
+    slot += lowest_key<kWideWays>(m_blocks[set].keys.data(), flip, kWideWays);
+  } else {
+    for (std::uint32_t w = base; w < base + m_g.ways; ++w)  // the first way of the lowest key
+      if ((key(w) ^ flip) < (key(slot) ^ flip)) slot = w;
+  }
+  if (tag(slot) != kNoLine) {
+    const State& old = state(slot);
+    out = {tag(slot), old.dirty, true, old.partial, old.batched != 0};
     if (persisting(slot)) --m_persist[set];
   }
-  m_tags[slot] = line;
-  m_state[slot] = {};  // words(slot) mean nothing while no sector is partly written
+  tag(slot) = line;
+  state(slot) = {};  // words(slot) mean nothing while no sector is partly written
   if (persist) ++m_persist[set];
   // Streaming lines enter as the least recently used, so they go first.
-  m_keys[slot] = property == L2Property::streaming ? kOldKey : (persist ? kPersistBit : 0U) | next_stamp();
+  key(slot) = property == L2Property::streaming ? kOldKey : (persist ? kPersistBit : 0U) | next_stamp();
   return slot;
 }
 
