@@ -660,12 +660,44 @@ TEST_CASE("replay order: by cycle, SMs in order within a cycle, issue order with
     ReplayOrder order;
     for (std::size_t g = 0; g < 2; ++g) {
       std::vector<std::uint64_t> seen;
-      order.for_each(lists, g, active, 3, [&](const L2Request& r, std::size_t sm) {
-        CHECK(sm == r.line / 100);
-        seen.push_back(r.line);
-      });
+      order.for_each(
+          lists, g, active, 3,
+          [&](const L2Request& r, std::size_t sm) {
+            CHECK(sm == r.line / 100);
+            seen.push_back(r.line);
+          },
+          [](const L2Request& /*r*/) {});
       CHECK(seen == (g == 0 ? group0 : group1));
     }
+  }
+}
+
+TEST_CASE("replay order: the counting sort shows each request to `ahead` kAhead places before replaying it") {
+  // One SM, one group, 20 requests a cycle apart (the counting sort), then 2^30 cycles apart (the heap: no look-ahead).
+  for (const std::uint64_t scale : {std::uint64_t{1}, std::uint64_t{1} << 30U}) {
+    CAPTURE(scale);
+    RequestLists lists(1, 1);
+    std::vector<L2Request>& v = lists.issued(0);
+    for (std::uint64_t i = 0; i < 20; ++i) {
+      L2Request& r = v.emplace_back();
+      r.cycle = (i * scale) & kRequestCycleMask;
+      r.line = i;
+    }
+    lists.sort_by_group(0, v.size());
+    ReplayOrder order;
+    std::vector<std::uint64_t> replayed, early;
+    const std::vector<std::size_t> active = {0};
+    order.for_each(
+        lists, 0, active, 1, [&](const L2Request& r, std::size_t /*sm*/) { replayed.push_back(r.line); },
+        [&](const L2Request& r) {
+          // Shown once, before its replay, when the replay is exactly kAhead requests behind.
+          CHECK(r.line == replayed.size() + ReplayOrder::kAhead);
+          early.push_back(r.line);
+        });
+    REQUIRE(replayed.size() == 20);
+    for (std::uint64_t i = 0; i < 20; ++i) CHECK(replayed[i] == i);
+    const std::size_t shown = scale == 1 ? 20 - ReplayOrder::kAhead : 0;
+    CHECK(early.size() == shown);
   }
 }
 

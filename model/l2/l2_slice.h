@@ -71,6 +71,7 @@ class alignas(128) L2Slice {
   void set_persisting_ways(std::uint32_t ways) { m_cache.set_persisting_ways(ways); }
   [[nodiscard]] std::uint32_t sets() const { return m_spec.geometry.sets; }
   void demote_persisting() { m_cache.demote_persisting(); }
+  void prefetch(std::uint32_t set) const { m_cache.prefetch(set); }
   // Writes dirty data back and empties the slice (between launches under ncu-style cache control).
   void flush(SimCounters& c);
   // The request at the line's home slice; `far`: it comes from another partition, for the sectors `sectors`

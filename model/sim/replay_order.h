@@ -17,11 +17,16 @@ class ReplayOrder {
   // group: its count array is then small next to the requests. Past that, a heap merge.
   static constexpr std::uint64_t kCountingSortCycles = 16;
 
+  // How many requests ahead of the replay the counting sort shows a request to `ahead` (see for_each).
+  static constexpr std::size_t kAhead = 8;
+
   // Calls f(request, sm) for group `group`'s requests of the batch in replay order. `sms`: the SMs with requests in
-  // the batch, ascending (others are not looked at); `sm_count`: all SMs.
-  template <typename F>
+  // the batch, ascending (others are not looked at); `sm_count`: all SMs. The counting sort also calls ahead(request)
+  // kAhead requests before f gets it, for the caller to bring the request's cache sets into the host's caches (the
+  // heap merge, used where cycles are far apart, does not).
+  template <typename F, typename A>
   void for_each(const RequestLists& lists, std::size_t group, std::span<const std::size_t> sms, std::size_t sm_count,
-                F&& f) {
+                F&& f, A&& ahead) {
     const RequestLists::Part* parts = lists.parts(group);
     m_parts.clear();
     std::size_t count = 0;
@@ -36,7 +41,7 @@ class ReplayOrder {
     }
     if (count == 0) return;
     if (last - first < kCountingSortCycles * (count + sm_count)) {
-      counting_sort(count, first, last, f);
+      counting_sort(count, first, last, f, ahead);
     } else {
       heap_merge(f);
     }
@@ -54,8 +59,8 @@ class ReplayOrder {
   };
 
   // A stable counting sort by cycle (from `first` to `last`) of the parts taken SM by SM, in two passes.
-  template <typename F>
-  void counting_sort(std::size_t count, std::uint64_t first, std::uint64_t last, F&& f) {
+  template <typename F, typename A>
+  void counting_sort(std::size_t count, std::uint64_t first, std::uint64_t last, F&& f, A&& ahead) {
     m_starts.assign(last - first + 2, 0);
     for (const Part& p : m_parts)
       for (const L2Request& r : p.requests) ++m_starts[r.cycle - first + 1];
@@ -64,7 +69,8 @@ class ReplayOrder {
     for (const Part& p : m_parts)
       for (const L2Request& r : p.requests) m_order[m_starts[r.cycle - first]++] = {&r, p.sm};
     for (std::size_t i = 0; i < count; ++i) {
-      if (i + 4 < count) __builtin_prefetch(m_order[i + 4].request);
+      if (i + kAhead + 4 < count) __builtin_prefetch(m_order[i + kAhead + 4].request);
+      if (i + kAhead < count) ahead(*m_order[i + kAhead].request);
       f(*m_order[i].request, static_cast<std::size_t>(m_order[i].sm));
     }
   }
