@@ -666,7 +666,7 @@ TEST_CASE("replay order: by cycle, SMs in order within a cycle, issue order with
             CHECK(sm == r.line / 100);
             seen.push_back(r.line);
           },
-          [](const L2Request& /*r*/) {});
+          [](const L2Request& /*r*/, std::size_t /*sm*/) {});
       CHECK(seen == (g == 0 ? group0 : group1));
     }
   }
@@ -689,7 +689,8 @@ TEST_CASE("replay order: the counting sort shows each request to `ahead` kAhead 
     const std::vector<std::size_t> active = {0};
     order.for_each(
         lists, 0, active, 1, [&](const L2Request& r, std::size_t /*sm*/) { replayed.push_back(r.line); },
-        [&](const L2Request& r) {
+        [&](const L2Request& r, std::size_t sm) {
+          CHECK(sm == 0);
           // Shown once, before its replay, when the replay is exactly kAhead requests behind.
           CHECK(r.line == replayed.size() + ReplayOrder::kAhead);
           early.push_back(r.line);

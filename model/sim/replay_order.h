@@ -21,8 +21,8 @@ class ReplayOrder {
   static constexpr std::size_t kAhead = 8;
 
   // Calls f(request, sm) for group `group`'s requests of the batch in replay order. `sms`: the SMs with requests in
-  // the batch, ascending (others are not looked at); `sm_count`: all SMs. The counting sort also calls ahead(request)
-  // kAhead requests before f gets it, for the caller to bring the request's cache sets into the host's caches (the
+  // the batch, ascending (others are not looked at); `sm_count`: all SMs. The counting sort also calls ahead(request,
+  // sm) kAhead requests before f gets it, for the caller to bring the request's cache sets into the host's caches (the
   // heap merge, used where cycles are far apart, does not).
   template <typename F, typename A>
   void for_each(const RequestLists& lists, std::size_t group, std::span<const std::size_t> sms, std::size_t sm_count,
@@ -70,7 +70,7 @@ class ReplayOrder {
       for (const L2Request& r : p.requests) m_order[m_starts[r.cycle - first]++] = {&r, p.sm};
     for (std::size_t i = 0; i < count; ++i) {
       if (i + kAhead + 4 < count) __builtin_prefetch(m_order[i + kAhead + 4].request);
-      if (i + kAhead < count) ahead(*m_order[i + kAhead].request);
+      if (i + kAhead < count) ahead(*m_order[i + kAhead].request, static_cast<std::size_t>(m_order[i + kAhead].sm));
       f(*m_order[i].request, static_cast<std::size_t>(m_order[i].sm));
     }
   }

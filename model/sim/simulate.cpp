@@ -503,8 +503,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           if (first_round) merge.begin(spec.l2_latency);
           // The sets a request will look up, into the host's caches kAhead requests before its replay (a set's block
           // is four host lines: set_cache.h). memhier_bench_sim on this project's VM, one thread: transpose_tiled
-          // 71-72 -> 63-65 ms, streaming -1 to -3%, the gather -1 to -2%.
-          auto ahead = [&](const L2Request& r) {
+          // 71-72 -> 63-65 ms, streaming -1 to -3%, the gather -1 to -2%; a read's TPC merge set as well: the
+          // gather 271-281 -> 264-265 ms.
+          auto ahead = [&](const L2Request& r, std::size_t sm) {
+            if (merge_misses && r.op == L2Op::read) merge.prefetch(r.line, sm);
             group[r.home].prefetch(r.set);
             if (r.home != r.from) group[r.from].prefetch(r.set);
           };

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../util/host_prefetch.h"
 #include "sim_types.h"
 
 namespace memhier {
@@ -35,6 +36,12 @@ class TpcMerge {
       std::fill(m_sets.begin(), m_sets.end(), Set{});
       m_epoch = 1;
     }
+  }
+  // Brings the set of (line, the TPC of SM `sm`) into the host's caches ahead of merged().
+  void prefetch(std::uint64_t line, std::size_t sm) const {
+    const auto* p = reinterpret_cast<const char*>(&m_sets[set_of(line, static_cast<std::uint32_t>(sm / 2))]);
+    host_prefetch(p);
+    host_prefetch(p + 64);
   }
   // The sectors of `r`, a read from SM `sm` at r.cycle, that the other SM of its TPC asked for within the window;
   // notes r as in flight.
@@ -66,8 +73,7 @@ class TpcMerge {
   static_assert(sizeof(Entry) == 32 && sizeof(Set) == 128);
   // The entry of (line, tpc), taken from the set's least recently requested one when absent.
   Entry& find(std::uint64_t line, std::uint32_t tpc, std::uint64_t cycle) {
-    const std::uint64_t h = (line * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t{tpc} * 0xC2B2AE3D27D4EB4FULL);
-    Entry* set = m_sets[(h >> 40U) % kSets].ways.data();
+    Entry* set = m_sets[set_of(line, tpc)].ways.data();
     for (std::size_t w = 0; w < kWays; ++w)
       if (set[w].line == line && set[w].tpc == tpc && set[w].epoch == m_epoch) return set[w];
     // The victim: the last empty (old-epoch) entry, else the first of the least recently requested. As one minimum,
@@ -82,6 +88,10 @@ class TpcMerge {
     Entry& victim = set[best >= kWays ? best % kWays : kWays - 1 - best];
     victim = Entry{line, {cycle, cycle}, m_epoch, static_cast<std::uint16_t>(tpc), {0, 0}};
     return victim;
+  }
+  static std::size_t set_of(std::uint64_t line, std::uint32_t tpc) {
+    const std::uint64_t h = (line * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t{tpc} * 0xC2B2AE3D27D4EB4FULL);
+    return static_cast<std::size_t>((h >> 40U) % kSets);
   }
   static std::uint64_t latest(const Entry& e) { return std::max(e.cycle[0], e.cycle[1]); }
 
