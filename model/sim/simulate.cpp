@@ -504,7 +504,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           // The sets a request will look up, into the host's caches kAhead requests before its replay (a set's block
           // is four host lines: set_cache.h). memhier_bench_sim on this project's VM, one thread: transpose_tiled
           // 71-72 -> 63-65 ms, streaming -1 to -3%, the gather -1 to -2%; a read's TPC merge set as well: the
-          // gather 271-281 -> 264-265 ms.
+          // gather 271-281 -> 264-265 ms. On the GPU machine's Xeon, whose 300 MiB L3 holds the whole simulated L2,
+          // transpose_tiled gains and the others move within that host's spread
+          // (bench/results/compare-gpu-machine-2026-11-27-session48).
           auto ahead = [&](const L2Request& r, std::size_t sm) {
             if (merge_misses && r.op == L2Op::read) merge.prefetch(r.line, sm);
             group[r.home].prefetch(r.set);
