@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-thread simulation speed of several trees on the same host, in one call: builds memhier_bench_sim of each tree
-# (up to four builds at once, the cores shared among them), then runs the benchmark streaming, gather and transpose_tiled
-# traces on one thread pinned to one core, tree after tree, for four rounds of three repetitions. Where
+# (up to four builds at once, the cores shared among them), then runs the benchmark streaming, gather and
+# transpose_tiled traces on one thread pinned to one core, tree after tree, for four rounds of three repetitions. Where
 # bench/compare_host.sh weighs two trees on every benchmark, this separates the commits of a series (which of them
 # moved a benchmark) at the cost of the rest. Results under $OUT (or ./variants-out): summary.txt (each tree's twelve
 # times a benchmark, ascending), environment.txt, build-TREE.log and raw.tar.gz. Carry .deb/ where muparser and
