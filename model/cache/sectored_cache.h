@@ -69,6 +69,25 @@ class SectoredCache {
     host_prefetch(&m_buckets[home(hash(line))]);
     host_prefetch(&m_slots[next_slot(set)]);
   }
+  // Everything a lookup reads, into the host's caches: PLRU, every set's tags, lines and tree bits (the H100's L1 at
+  // its largest: 8 + 32 + 1 KiB); LRU, the index and every slot and set.
+  void warm() const {
+    auto fetch = [](const auto& v) {
+      const auto* p = reinterpret_cast<const char*>(v.data());
+      const std::size_t bytes = v.size() * sizeof(v[0]);
+      for (std::size_t o = 0; o < bytes; o += 64) host_prefetch(p + o);
+    };
+    if (m_plru) {
+      fetch(m_tags);
+      fetch(m_lines);
+      fetch(m_plru_sets);
+      return;
+    }
+    fetch(m_buckets);
+    fetch(m_passed);
+    fetch(m_slots);
+    fetch(m_sets);
+  }
   // Marks the slot most recently used.
   void touch(std::uint32_t slot);
   // Allocates a slot for `line` (absent) with the given property; fills `out` with the victim if one was evicted.

@@ -414,11 +414,17 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           // when one of the SM's earlier ones ends (WarpScheduler), so the batch's requests are one timeline an SM.
           // Each SM takes its own, on its thread: handed out by one thread, the streaming benchmark's 32768 blocks
           // took 0.5 ms of its 100 ms on one thread (this project's VM), a serial part whatever the threads.
+          std::uint64_t lanes_given = 0;  // of the batch's blocks the SM takes
           if (first_round)
             for (std::size_t w = 0; w < waves; ++w)
-              for (std::size_t i = (w == 0 ? 0 : wave_end[w - 1]) + s; i < wave_end[w]; i += sm_count)
+              for (std::size_t i = (w == 0 ? 0 : wave_end[w - 1]) + s; i < wave_end[w]; i += sm_count) {
                 schedulers[s].push(&blocks[i]);
+                lanes_given += blocks[i].lanes;
+              }
           if (to_run[s] != 0) {
+            // Other SMs' tables and the requests have pushed this SM's L1 out of the host's caches since its last run
+            // (a later round: it stopped with work left).
+            sm.warm_l1(first_round ? lanes_given : ~std::uint64_t{0});
             const std::uint64_t before = sm.counters.warp_instructions;
             try {
               to_run[s] = run_sm(sm, schedulers[s], trace_done, lists.issued(s).size(), round_requests) ? 1 : 0;

@@ -58,6 +58,13 @@ class alignas(128) SmFront {
   // Starts counting the requests of a round of issues (simulate.cpp); they go on the SM's list after those of earlier
   // rounds not yet replayed, their cycles going on from those.
   void begin_round();
+  // Before the SM issues `lanes` lane addresses of global or local memory: brings its L1's tables into the host's
+  // caches when that is worth it (at least kWarmLanes a line the L1 holds).
+  void warm_l1(std::uint64_t lanes) const {
+    const CacheGeometry& g = m_l1.geometry();
+    if (lanes >= kWarmLanes * std::uint64_t{g.sets} * g.ways) m_l1.warm();
+  }
+  static constexpr std::uint64_t kWarmLanes = 4;
   // Requests made since the round began, and the latest cycle they issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }
   // Active lanes of the memory instructions issued since the round began.
