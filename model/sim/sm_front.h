@@ -58,8 +58,9 @@ class alignas(128) SmFront {
   // Starts counting the requests of a round of issues (simulate.cpp); they go on the SM's list after those of earlier
   // rounds not yet replayed, their cycles going on from those.
   void begin_round();
-  // Before the SM issues `lanes` lane addresses of global or local memory: brings its L1's tables into the host's
-  // caches when that is worth it (at least kWarmLanes a line the L1 holds).
+  // Before the SM issues blocks of `lanes` active lanes of memory records (BlockTrace::lanes, shared memory's included:
+  // a bound on its L1 lookups): brings its L1's tables into the host's caches when that is worth it, at least
+  // kWarmLanes lanes a line the L1 holds (a short launch's few lookups would not repay the H100 L1's 41 KiB).
   void warm_l1(std::uint64_t lanes) const {
     const CacheGeometry& g = m_l1.geometry();
     if (lanes >= kWarmLanes * std::uint64_t{g.sets} * g.ways) m_l1.warm();
