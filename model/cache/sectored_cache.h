@@ -72,11 +72,7 @@ class SectoredCache {
   // Everything a lookup reads, into the host's caches: PLRU, every set's tags, lines and tree bits (the H100's L1 at
   // its largest: 8 + 32 + 1 KiB); LRU, the index and every slot and set.
   void warm() const {
-    auto fetch = [](const auto& v) {
-      const auto* p = reinterpret_cast<const char*>(v.data());
-      const std::size_t bytes = v.size() * sizeof(v[0]);
-      for (std::size_t o = 0; o < bytes; o += 64) host_prefetch(p + o);
-    };
+    auto fetch = [](const auto& v) { host_prefetch_bytes(v.data(), v.size() * sizeof(v[0])); };
     if (m_plru) {
       fetch(m_tags);
       fetch(m_lines);

@@ -55,11 +55,7 @@ class SetCache {
   // Brings a set's block into the host's caches ahead of its lookup (16-way sets only).
   void prefetch(std::uint32_t set) const {
     if (m_g.ways != kWideWays) return;
-    const auto* b = reinterpret_cast<const char*>(&m_blocks[set]);
-    host_prefetch(b);
-    host_prefetch(b + 64);
-    host_prefetch(b + 128);
-    host_prefetch(b + 192);
+    host_prefetch_bytes(&m_blocks[set], sizeof(Block));
   }
   void touch(std::uint32_t slot) { key(slot) = (key(slot) & kPersistBit) | next_stamp(); }
   std::uint32_t insert(std::uint64_t line, L2Property property, Evicted& out) {

@@ -65,6 +65,8 @@ class alignas(128) SmFront {
     const CacheGeometry& g = m_l1.geometry();
     if (lanes >= kWarmLanes * std::uint64_t{g.sets} * g.ways) m_l1.warm();
   }
+  // Chosen, not fitted: 500 launches of 16 blocks (memhier_bench_sim BM_SimManyLaunches: no SM reaches it) took
+  // 73.7-74.6 ms with it against 72.7-74.1 without, on this project's VM.
   static constexpr std::uint64_t kWarmLanes = 4;
   // Requests made since the round began, and the latest cycle they issued in.
   [[nodiscard]] std::uint64_t requests() const { return m_requests; }

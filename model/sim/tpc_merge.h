@@ -39,9 +39,7 @@ class TpcMerge {
   }
   // Brings the set of (line, the TPC of SM `sm`) into the host's caches ahead of merged().
   void prefetch(std::uint64_t line, std::size_t sm) const {
-    const auto* p = reinterpret_cast<const char*>(&m_sets[set_of(line, static_cast<std::uint32_t>(sm / 2))]);
-    host_prefetch(p);
-    host_prefetch(p + 64);
+    host_prefetch_bytes(&m_sets[set_of(line, static_cast<std::uint32_t>(sm / 2))], sizeof(Set));
   }
   // The sectors of `r`, a read from SM `sm` at r.cycle, that the other SM of its TPC asked for within the window;
   // notes r as in flight.
