@@ -740,6 +740,90 @@ TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream pa
   CHECK(without.l2_read_hits < 15 * 2048 / 4);
 }
 
+TEST_CASE("L2 residency: what the CUDA runtime refuses is refused in options and left out of a trace's launch") {
+  // The H100's answers (validate/results/h100-2026-11-27/probe/residency_limits.json): persistingL2CacheMaxSize
+  // 32768000 and accessPolicyMaxWindowSize 134217728 are accepted, one byte (a page) more is cudaErrorInvalidValue;
+  // 4 MiB asked reads back 6553600 and 32767999 reads back 32768000 (whole ways of 3.125 MiB, rounded up).
+  const Arch a = h100();
+  CHECK(!set_aside_problem(a, 32768000));
+  CHECK(set_aside_problem(a, 32768001).value_or("").find("l2.persisting_max") != std::string::npos);
+  CHECK(!window_problem(a, {0x7f0000000000, 134217728, 1.0}));
+  CHECK(window_problem(a, {0x7f0000000000, 134221824, 1.0}).value_or("").find("l2.max_window_size") !=
+        std::string::npos);
+  CHECK(window_problem(a, {0x7f0000000000, 4096, 1.5}).value_or("").find("hit_ratio") != std::string::npos);
+  auto residency = [&](const Arch& arch, const std::string& yaml, SimOptions opt = {}) {
+    auto src = load_kernel_description_string(yaml, "sim.yaml");
+    return simulate(arch, *src, opt).back();
+  };
+  const std::string yaml = persisting_kernel("1 << 14", "4MiB");
+  const KernelSim four = residency(a, yaml);
+  CHECK(four.residency.set_aside_requested == 4194304);
+  CHECK(four.residency.set_aside_granted == 6553600);
+  CHECK(four.residency.persisting_ways == 2);
+  CHECK(four.residency.windows.size() == 1);
+  CHECK(four.residency.left_out.empty());
+  SimOptions near_max;
+  near_max.persisting_set_aside = 32767999;
+  CHECK(residency(a, yaml, near_max).residency.set_aside_granted == 32768000);
+  SimOptions too_big;
+  too_big.persisting_set_aside = 32768001;
+  CHECK_THROWS_AS(residency(a, yaml, too_big), InputError);
+  SimOptions too_wide;
+  too_wide.window = AccessPolicyWindow{0x7f0000000000, 256U << 20U, 1.0};
+  CHECK_THROWS_AS(residency(a, yaml, too_wide), InputError);
+
+  // An arch without residency control (v100's 0B limits) runs a trace's launch as the GPU would after the refused
+  // calls: no set-aside, no window.
+  Arch none = h100();
+  none.l2.size = 512U << 10U;  // the scaled-down L2 of the window test above
+  none.l2.slices = 4;
+  none.l2.persisting_max = 0;
+  none.l2.max_window_size = 0;
+  const KernelSim left = residency(none, persisting_kernel("1 << 12", "256KiB"));
+  CHECK(left.residency.windows.empty());
+  CHECK(left.residency.set_aside_granted == 0);
+  CHECK(left.residency.left_out.find("set-aside 256KiB left out") != std::string::npos);
+  CHECK(left.residency.left_out.find("l2.max_window_size is 0B") != std::string::npos);
+  // A hot buffer first read once the stream has filled the L2, then each cycle after 256 KiB more of it: LRU keeps it,
+  // the window's streaming misses (first out) would not. Left out, the launch counts what it counts without one.
+  const std::string late_hot = R"(kernel: late_hot
+params: {n: 4096, cycles: 12}
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays:
+  stream: {element: 4, length: 16 * n * cycles}
+  hot: {element: 4, length: n}
+l2:
+  windows: [{array: hot, hit_ratio: 0.0, hit_prop: persisting, miss_prop: streaming}]
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - for: c
+    to: cycles
+    do:
+      - for: j
+        to: 16
+        do:
+          - load: stream[(c * n + i) * 16 + j]
+            hint: cg
+      - if: c >= 4
+        then:
+          - load: hot[i]
+            hint: cg
+)";
+  std::string plain = late_hot;
+  plain.replace(plain.find("l2:"), plain.find("body:") - plain.find("l2:"), "");
+  const SimCounters bare = residency(none, plain).counters;
+  const KernelSim ignored = residency(none, late_hot);
+  CHECK(ignored.residency.left_out.find("window 0x") != std::string::npos);
+  CHECK(ignored.counters.l2_read_hits == bare.l2_read_hits);
+  CHECK(ignored.counters.dram_read_bytes == bare.dram_read_bytes);
+  Arch windows = none;  // the same L2 with windows: the hot buffer's re-reads miss
+  windows.l2.max_window_size = 128U << 20U;
+  windows.l2.persisting_max = 256U << 10U;
+  const KernelSim applied = residency(windows, late_hot);
+  CHECK(applied.residency.left_out.empty());
+  CHECK(applied.counters.l2_read_hits < bare.l2_read_hits);
+}
+
 TEST_CASE("an arch whose lines or sectors are not 128 and 32 bytes is refused at the key, not simulated wrong") {
   for (const char* key : {"l1.line", "l1.sector", "l2.line", "l2.sector"}) {
     CAPTURE(key);

@@ -52,3 +52,14 @@ TEST_CASE("1.4b sizes for reading: three significant digits in the largest unit 
   CHECK(format_size(233472) == "228KiB");
   CHECK(format_size(5ULL << 40) == "5.00TiB");
 }
+
+TEST_CASE("1.4c exact sizes for reading: at most four digits and two decimals, else three digits and the count") {
+  CHECK(format_size_exact(0) == "0B");
+  CHECK(format_size_exact(1000) == "1000B");
+  CHECK(format_size_exact(19660800) == "18.75MiB");  // the H100's set-aside of 6 ways
+  CHECK(format_size_exact(32768000) == "31.25MiB");  // its persistingL2CacheMaxSize
+  CHECK(format_size_exact(3276800) == "3200KiB");    // 3.125 MiB: three decimals
+  CHECK(format_size_exact(16ULL << 30) == "16GiB");
+  CHECK(format_size_exact(134221824) == "128MiB (134221824 B)");  // 131076 KiB: more than four digits
+  CHECK(format_size_exact(43312385) == "41.3MiB (43312385 B)");
+}

@@ -21,6 +21,7 @@
 #include "../l2/l2_slice.h"
 #include "memhier/error.h"
 #include "memhier/sim.h"
+#include "memhier/units.h"
 #include "replay_order.h"
 #include "sm_front.h"
 #include "tpc_merge.h"
@@ -168,7 +169,35 @@ SimCounters& SimCounters::operator+=(const SimCounters& o) {
   return *this;
 }
 
+std::optional<std::string> set_aside_problem(const Arch& arch, std::uint64_t set_aside) {
+  if (set_aside == 0) return std::nullopt;  // the runtime's default, accepted everywhere
+  if (arch.l2.persisting_max == 0)
+    return fmt::format("{} has no persisting L2 set-aside (l2.persisting_max is 0B)", arch.name);
+  if (set_aside > arch.l2.persisting_max)
+    return fmt::format("more than {}'s l2.persisting_max, {}: cudaDeviceSetLimit refuses it", arch.name,
+                       units::format_size_exact(arch.l2.persisting_max));
+  return std::nullopt;
+}
+
+std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w) {
+  if (arch.l2.max_window_size == 0)
+    return fmt::format("{} has no L2 access-policy windows (l2.max_window_size is 0B)", arch.name);
+  if (w.bytes > arch.l2.max_window_size)
+    return fmt::format("{} is more than {}'s l2.max_window_size, {}: the CUDA runtime refuses it",
+                       units::format_size_exact(w.bytes), arch.name, units::format_size_exact(arch.l2.max_window_size));
+  if (!(w.hit_ratio >= 0 && w.hit_ratio <= 1))
+    return fmt::format("hit_ratio {} is outside [0, 1]: the CUDA runtime refuses it", w.hit_ratio);
+  return std::nullopt;
+}
+
 std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimOptions& options) {
+  // Options the architecture refuses fail the call; a trace's refused set-aside and windows are left out of its
+  // launch, which says so (L2Residency::left_out).
+  if (options.persisting_set_aside)
+    if (auto problem = set_aside_problem(arch, *options.persisting_set_aside))
+      throw InputError({"SimOptions"}, "persisting_set_aside", *problem);
+  if (options.window)
+    if (auto problem = window_problem(arch, *options.window)) throw InputError({"SimOptions"}, "window", *problem);
   if (arch.shared_memory.banks < 1 || arch.shared_memory.banks > 64)
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
   // Requests carry the SM in 16 bits and partitions in 8.
@@ -239,15 +268,35 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       throw InputError({launch.source}, launch.name,
                        fmt::format("cannot run on {}: {}", arch.name, ks.occupancy.not_launchable));
     SimCounters& total = ks.counters;
-    // L2 residency control for this launch.
-    std::uint64_t set_aside = options.persisting_set_aside.value_or(launch.persisting_set_aside_bytes);
-    set_aside = std::min(set_aside, arch.l2.persisting_max);
+    // L2 residency control for this launch: the options' (checked above), else the trace's, less what the runtime
+    // refuses on this architecture. A refused cudaDeviceSetLimit leaves the set-aside as it was (the H100 probe of
+    // 2026-11-27), which for a trace whose every launch asks the same is none; a refused window is not in effect.
+    L2Residency& residency = ks.residency;
+    residency.set_aside_requested = options.persisting_set_aside.value_or(launch.persisting_set_aside_bytes);
+    std::uint64_t set_aside = residency.set_aside_requested;
+    auto leave_out = [&](const std::string& what) {
+      residency.left_out += (residency.left_out.empty() ? "" : "; ") + what;
+    };
+    if (auto problem = set_aside_problem(arch, set_aside)) {
+      leave_out(fmt::format("set-aside {} left out: {}", units::format_size_exact(set_aside), *problem));
+      set_aside = 0;
+    }
+    for (const AccessPolicyWindow& w :
+         options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows) {
+      if (auto problem = window_problem(arch, w)) {
+        leave_out(fmt::format("window {:#x}+{} left out: {}", w.base, units::format_size_exact(w.bytes), *problem));
+      } else {
+        residency.windows.push_back(w);
+      }
+    }
     // The driver grants the set-aside in whole ways, rounding up: on the H100 (16 ways of 3.125 MiB) 4 MiB asked gives
     // 6.25 MiB, 8 gives 9.375, 16 gives 18.75 (cudaDeviceGetLimit after cudaDeviceSetLimit; validate/results/
     // h100-2026-11-22f/probe/persisting_l2.json).
     const auto ways = static_cast<std::uint64_t>(arch.l2.associativity);
     const auto persist_ways =
         static_cast<std::uint32_t>(std::min(ways, (set_aside * ways + arch.l2.size - 1) / arch.l2.size));
+    residency.persisting_ways = persist_ways;
+    residency.set_aside_granted = ways == 0 ? 0 : arch.l2.size / ways * persist_ways;
     for (L2Slice& s : machine.slices) {
       if (options.flush_between_launches) s.flush(total);
       if (launch.reset_persisting) s.demote_persisting();
@@ -262,7 +311,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     }
     ks.dram_channel_read_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
     ks.dram_channel_write_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
-    const PolicyMap policy(options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows);
+    const PolicyMap policy(residency.windows);
     SmFrontSpec spec;
     spec.l1.line_bytes = arch.l1.line;
     spec.l1.sector_bytes = arch.l1.sector;

@@ -38,14 +38,17 @@ L2Property property(const json& j, const char* key) {
 
 }  // namespace
 
+json window_to_json(const AccessPolicyWindow& w) {
+  return {{"base", w.base},
+          {"bytes", w.bytes},
+          {"hit_ratio", w.hit_ratio},
+          {"hit_prop", to_string(w.hit_prop)},
+          {"miss_prop", to_string(w.miss_prop)}};
+}
+
 json launch_to_json(const KernelLaunch& k) {
   json windows = json::array();
-  for (const AccessPolicyWindow& w : k.windows)
-    windows.push_back({{"base", w.base},
-                       {"bytes", w.bytes},
-                       {"hit_ratio", w.hit_ratio},
-                       {"hit_prop", to_string(w.hit_prop)},
-                       {"miss_prop", to_string(w.miss_prop)}});
+  for (const AccessPolicyWindow& w : k.windows) windows.push_back(window_to_json(w));
   return {{"name", k.name},
           {"grid", dim_to_json(k.grid)},
           {"block", dim_to_json(k.block)},

@@ -94,7 +94,7 @@ double parse_duration(std::string_view text) { return parse_with_units(text, kDu
 
 namespace {
 
-// Binary units, largest first (format_bytes, format_size).
+// Binary units, largest first (format_bytes, format_size, format_size_exact).
 constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{
     {{1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
 
@@ -117,6 +117,14 @@ std::string format_size(std::uint64_t bytes) {
     return fmt::format("{:.{}f}{}", v, v < 10 ? 2 : v < 100 ? 1 : 0, name);
   }
   return fmt::format("{}B", bytes);
+}
+
+std::string format_size_exact(std::uint64_t bytes) {
+  for (auto [scale, name] : kBinary)
+    if (bytes >= scale && bytes / scale < 10000 && (bytes % scale) * 100 % scale == 0)
+      return fmt::format("{}{}", static_cast<double>(bytes) / static_cast<double>(scale), name);
+  if (bytes < 1024) return fmt::format("{}B", bytes);
+  return fmt::format("{} ({} B)", format_size(bytes), bytes);
 }
 
 std::string format_bandwidth(double bps) {

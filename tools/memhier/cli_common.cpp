@@ -61,4 +61,9 @@ int threads_flag(const std::string& command, int value) {
   return std::clamp(omp_get_max_threads(), 1, 1024);  // the cores this process may use, or OMP_NUM_THREADS
 }
 
+void check_output_format(const std::string& command, const po::variables_map& vm) {
+  if (vm.count("json") != 0U && vm.count("csv") != 0U)
+    throw UsageError(fmt::format("memhier {}: --json and --csv: choose one output format", command));
+}
+
 }  // namespace memhier::cli

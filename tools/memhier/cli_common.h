@@ -32,6 +32,9 @@ std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text)
 int threads_flag(const std::string& command, int value);
 inline constexpr const char* kThreadsHelp = "worker threads, 0: every core (results do not depend on it)";
 
+// UsageError for --json with --csv: `command` writes one format.
+void check_output_format(const std::string& command, const po::variables_map& vm);
+
 }  // namespace memhier::cli
 
 namespace memhier::cli {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "cli_common.h"
 #include "cli_run.h"
@@ -110,6 +111,7 @@ int run_predict(const std::vector<std::string>& args) {
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");
   const LaunchFilter filter = launch_filter("predict", vm);
   check_progress_options("predict", vm);
+  check_output_format("predict", vm);
   std::vector<Row> rows;
   std::vector<std::string> caveats;
   // With several traces, --kernel or --launch may take no launch of some; it must take one somewhere.
@@ -134,6 +136,8 @@ int run_predict(const std::vector<std::string>& args) {
               fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
                           "instruction stream (code compiled for another GPU may differ)",
                           k.launch.name, k.launch.captured_arch, arch.name));
+        if (!k.residency.left_out.empty())
+          caveats.push_back(fmt::format("{} on {}: {}", k.launch.name, arch.name, k.residency.left_out));
         PredictOptions timing;
         timing.idle_gpu = vm.count("idle-gpu") != 0U;
         Prediction p = predict(arch, k, timing);
@@ -182,7 +186,9 @@ int run_predict(const std::vector<std::string>& args) {
     }
     t.print(std::cout);
   }
-  for (const std::string& c : caveats) std::cerr << "note: " << c << "\n";
+  std::set<std::string> shown;  // a trace of many launches repeats its caveats
+  for (const std::string& c : caveats)
+    if (shown.insert(c).second) std::cerr << "note: " << c << "\n";
   return kExitOk;
 }
 

@@ -4,6 +4,9 @@
 #include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "cli_run.h"
@@ -69,6 +72,33 @@ AccessPolicyWindow parse_window(const std::string& text) {
   return w;
 }
 
+nlohmann::json residency_to_json(const L2Residency& r) {
+  nlohmann::json windows = nlohmann::json::array();
+  for (const AccessPolicyWindow& w : r.windows) windows.push_back(window_to_json(w));
+  return {{"set_aside_requested_bytes", r.set_aside_requested},
+          {"set_aside_granted_bytes", r.set_aside_granted},
+          {"persisting_ways", r.persisting_ways},
+          {"windows", windows},
+          {"left_out", r.left_out}};
+}
+
+// The residency control in effect, for the table's heading: empty for a launch without any.
+std::string residency_line(const Arch& arch, const L2Residency& r) {
+  std::vector<std::string> parts;
+  if (r.set_aside_granted != 0)  // else none was asked, or it was refused (left_out says so)
+    parts.push_back(
+        fmt::format("set-aside {} asked, {} granted ({} of {} ways)", units::format_size_exact(r.set_aside_requested),
+                    units::format_size_exact(r.set_aside_granted), r.persisting_ways, arch.l2.associativity));
+  for (const AccessPolicyWindow& w : r.windows)
+    parts.push_back(fmt::format("window {:#x}+{}, hit ratio {:.2f}, hits {}, misses {}", w.base,
+                                units::format_size_exact(w.bytes), w.hit_ratio, to_string(w.hit_prop),
+                                to_string(w.miss_prop)));
+  if (!r.left_out.empty()) parts.push_back(r.left_out);
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
 nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
   nlohmann::json counters = nlohmann::json::object();
   nlohmann::json ncu = nlohmann::json::object();
@@ -80,6 +110,7 @@ nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
   return {{"arch", arch.name},
           {"dram_channels", {{"read_bytes", k.dram_channel_read_bytes}, {"write_bytes", k.dram_channel_write_bytes}}},
           {"launch", launch_to_json(k.launch)},
+          {"residency", residency_to_json(k.residency)},
           {"occupancy",
            {{"blocks_per_sm", k.occupancy.blocks_per_sm},
             {"theoretical_warps_per_sm", k.occupancy.active_warps_per_sm},
@@ -109,6 +140,7 @@ void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t
       number ? fmt::format("launch {}: ", *number) : std::string(), l.name, arch.name, l.grid.x, l.grid.y, l.grid.z,
       l.block.x, l.block.y, l.block.z, k.occupancy.blocks_per_sm, k.occupancy.active_warps_per_sm,
       k.achieved_warps_per_sm, c.waves, units::format_bytes(k.occupancy.l1_capacity));
+  if (const std::string r = residency_line(arch, k.residency); !r.empty()) std::cout << "L2 residency: " << r << "\n";
   Table t({"level", "what", "requests", "sectors / wavefronts", "per request", "hit rate", "notes"});
   auto row = [&](std::string level, std::string what, std::uint64_t req, std::uint64_t units, std::string hit,
                  std::string note) {
@@ -174,6 +206,7 @@ int run_simulate(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("simulate", "TRACE|KERNEL.yaml --arch NAME [--json|--csv] [--window ...]", args, options, pos, vm))
     return kExitOk;
+  check_output_format("simulate", vm);
   const Arch arch = load_arch(vm["arch"].as<std::string>());
   std::vector<ParamOverride> sets;
   if (vm.count("set") != 0U)
@@ -181,9 +214,18 @@ int run_simulate(const std::vector<std::string>& args) {
   SimOptions opt;
   opt.threads = threads_flag("simulate", vm["threads"].as<int>());
   opt.flush_between_launches = vm.count("keep-cache") == 0U;
-  if (vm.count("window") != 0U) opt.window = parse_window(vm["window"].as<std::string>());
-  if (vm.count("set-aside") != 0U)
-    opt.persisting_set_aside = parse_bytes_flag("set-aside", vm["set-aside"].as<std::string>());
+  // What the CUDA runtime would refuse on this GPU is refused here (a trace's own is left out, with a note).
+  if (vm.count("window") != 0U) {
+    const std::string text = vm["window"].as<std::string>();
+    opt.window = parse_window(text);
+    if (auto problem = window_problem(arch, *opt.window)) throw InputError({"--window"}, text, *problem);
+  }
+  if (vm.count("set-aside") != 0U) {
+    const std::string text = vm["set-aside"].as<std::string>();
+    opt.persisting_set_aside = parse_bytes_flag("set-aside", text);
+    if (auto problem = set_aside_problem(arch, *opt.persisting_set_aside))
+      throw InputError({"--set-aside"}, text, *problem);
+  }
   const LaunchFilter filter = launch_filter("simulate", vm);
   check_progress_options("simulate", vm);
   const std::string path = vm["trace"].as<std::string>();
@@ -197,6 +239,11 @@ int run_simulate(const std::vector<std::string>& args) {
     watched.progress = progress.callback();
     result = simulate(arch, source, watched);
   }
+  // What the architecture refused of the trace's residency control, in every output format (once a launch name).
+  std::set<std::string> notes;
+  for (const KernelSim& k : result)
+    if (!k.residency.left_out.empty() && notes.insert(k.launch.name + ": " + k.residency.left_out).second)
+      std::cerr << "note: " << k.launch.name << " on " << arch.name << ": " << k.residency.left_out << "\n";
   if (vm.count("json") != 0U) {
     nlohmann::json j = nlohmann::json::array();
     for (std::size_t i = 0; i < result.size(); ++i) {

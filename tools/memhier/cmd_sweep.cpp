@@ -3,6 +3,7 @@
 // (n=1024,4096) and architectures (arch=h100,b200). Points that differ only in timing constants share one simulation;
 // distinct memory configurations are simulated in parallel (OpenMP).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -169,6 +170,7 @@ int run_sweep(const std::vector<std::string>& args) {
   if (!parse("sweep", "TRACE|KERNEL.yaml --arch NAME --vary KEY=V1,V2 [--vary ...] [--csv|--json] [--plot OUT.svg]",
              args, options, pos, vm))
     return kExitOk;
+  check_output_format("sweep", vm);
   std::vector<Axis> axes;
   for (const std::string& v : vm["vary"].as<std::vector<std::string>>()) axes.push_back(parse_axis(v));
   std::vector<ParamOverride> fixed;
@@ -188,6 +190,7 @@ int run_sweep(const std::vector<std::string>& args) {
   const int threads = threads_flag("sweep", vm["threads"].as<int>());
   std::atomic<std::size_t> done = 0;
   std::vector<std::string> errors(work.size());
+  std::vector<std::vector<std::string>> notes(work.size());  // residency a configuration left out of a launch
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
   for (std::size_t w = 0; w < work.size(); ++w) {
     try {
@@ -200,6 +203,9 @@ int run_sweep(const std::vector<std::string>& args) {
       const std::vector<KernelSim> sims = simulate(first.arch, *source);
       for (std::size_t i : work[w])
         for (const KernelSim& k : sims) points[i].predictions.push_back(predict(points[i].arch, k));
+      for (const KernelSim& k : sims)
+        if (!k.residency.left_out.empty())
+          notes[w].push_back(fmt::format("{} on {}: {}", k.launch.name, first.arch.name, k.residency.left_out));
     } catch (const std::exception& e) {
       errors[w] = e.what();
     }
@@ -209,6 +215,10 @@ int run_sweep(const std::vector<std::string>& args) {
   std::cerr << "\n";
   for (const std::string& e : errors)
     if (!e.empty()) throw InputError({trace, 0, 0, -1}, "", e);
+  std::set<std::string> shown;
+  for (const std::vector<std::string>& n : notes)
+    for (const std::string& note : n)
+      if (shown.insert(note).second) std::cerr << "note: " << note << "\n";
 
   std::vector<std::string> keys;
   for (const Axis& a : axes) keys.push_back(a.key);
@@ -249,7 +259,8 @@ int run_sweep(const std::vector<std::string>& args) {
     t.print(std::cout);
   }
   if (vm.count("plot") != 0U) {
-    const fs::path json_file = fs::path(vm["plot"].as<std::string>()).string() + ".json";
+    // The plot's data in a file of our own (beside the plot, it could be one of the user's).
+    const fs::path json_file = fs::temp_directory_path() / fmt::format("memhier-sweep-{}.json", getpid());
     std::ofstream(json_file) << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump() << "\n";
     const std::string python = plot_python();
     const std::string cmd =

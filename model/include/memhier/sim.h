@@ -94,10 +94,31 @@ struct SimCounters {
   friend bool operator==(const SimCounters&, const SimCounters&) = default;
 };
 
+// The L2 residency control a launch ran with: the set-aside (cudaLimitPersistingL2CacheSize) and access-policy
+// windows of SimOptions where given, else the trace's, as far as the architecture has them.
+struct L2Residency {
+  std::uint64_t set_aside_requested = 0;    // bytes asked for
+  std::uint64_t set_aside_granted = 0;      // whole ways, rounded up: what cudaDeviceGetLimit then reads back
+  std::uint32_t persisting_ways = 0;        // of l2.associativity
+  std::vector<AccessPolicyWindow> windows;  // in effect
+  // Why the trace's set-aside or windows were left out, or empty: the CUDA runtime refuses them on this
+  // architecture (set_aside_problem(), window_problem()), so the launch runs as it would after the refused call.
+  std::string left_out;
+};
+
+// Why the CUDA runtime refuses a set-aside of `set_aside` bytes (cudaDeviceSetLimit) or the window `w`
+// (cudaStreamSetAttribute, a launch attribute) on `arch`, or nullopt when it accepts it. Refused on the H100
+// (validate/results/h100-2026-11-27/probe, cudaErrorInvalidValue): a set-aside past persistingL2CacheMaxSize
+// (l2.persisting_max) by one byte, a window past accessPolicyMaxWindowSize (l2.max_window_size) by one page, a
+// hitRatio outside [0, 1]. An architecture whose l2.persisting_max or l2.max_window_size is 0B has none.
+std::optional<std::string> set_aside_problem(const Arch& arch, std::uint64_t set_aside);
+std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w);
+
 struct KernelSim {
   KernelLaunch launch;
   Occupancy occupancy;
   SimCounters counters;
+  L2Residency residency;
   double achieved_warps_per_sm = 0;  // mean resident warps per SM over the waves, by instruction share
   // DRAM bytes by channel (dram.channels of them): each L2 slice fronts a share of the banks, so of the channels
   // (l2_slice.h). The GPU's address-to-channel hash is undocumented; the model's spreads lines evenly, so these show
@@ -114,7 +135,8 @@ struct SimCounterInfo {
 };
 const std::vector<SimCounterInfo>& sim_counter_table();
 
-// Simulates every launch of `trace` on `arch`. Throws InputError for launches the architecture cannot run.
+// Simulates every launch of `trace` on `arch`. Throws InputError for launches the architecture cannot run, and for
+// a SimOptions set-aside or window the architecture refuses (a trace's are left out instead: L2Residency::left_out).
 std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimOptions& options = {});
 
 }  // namespace memhier

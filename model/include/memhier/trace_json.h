@@ -6,6 +6,7 @@
 
 namespace memhier {
 
+nlohmann::json window_to_json(const AccessPolicyWindow& w);
 nlohmann::json launch_to_json(const KernelLaunch& launch);
 // Throws std::invalid_argument naming the offending field when `j` is not a valid launch.
 KernelLaunch launch_from_json(const nlohmann::json& j);

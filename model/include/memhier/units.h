@@ -22,6 +22,9 @@ std::string format_bytes(std::uint64_t bytes);  // exact binary unit when it div
 // A size for people to read: three significant digits in the largest binary unit it reaches ("41.3MiB"), bytes below
 // 1 KiB. Not exact: for traffic and file sizes, not for values that must parse back.
 std::string format_size(std::uint64_t bytes);
+// A size for people that stays exact: the largest binary unit that states it in at most four digits and two decimals
+// ("18.75MiB"), else format_size() and the byte count ("128MiB (134221824 B)"). For limits a GPU reports to the byte.
+std::string format_size_exact(std::uint64_t bytes);
 std::string format_bandwidth(double bytes_per_second);
 std::string format_frequency(double hz);
 std::string format_duration(double seconds);
