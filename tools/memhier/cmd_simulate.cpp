@@ -189,15 +189,19 @@ void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t
 
 int run_simulate(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                            //
-      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")                    //
-      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                             //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")             //
-      ("window", po::value<std::string>(), "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]]")  //
-      ("set-aside", po::value<std::string>(), "persisting L2 set-aside (bytes or 16MiB)")                          //
-      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                                //
-      ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")          //
-      ("json", "machine-readable output")                                                                          //
+  options.add_options()                                                                                 //
+      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")         //
+      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                  //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")  //
+      ("window", po::value<std::string>(),
+       "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]], at most the arch's l2.max_window_size; "
+       "replaces the trace's")  //
+      ("set-aside", po::value<std::string>(),
+       "persisting L2 set-aside (bytes or 16MiB), at most the arch's l2.persisting_max, granted in whole ways; "
+       "replaces the trace's")                                                                             //
+      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                        //
+      ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")  //
+      ("json", "machine-readable output")                                                                  //
       ("csv", "one CSV row per launch");
   add_launch_options(options);
   add_progress_options(options);
