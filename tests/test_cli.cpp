@@ -278,6 +278,13 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
   CHECK(p.rc == 0);
   CHECK(p.err.find(note) != std::string::npos);
   CHECK(p.err.find(note) == p.err.rfind(note));
+  Result pj = memhier(fmt::format("predict {} --arch h100,v100 --json", window));
+  REQUIRE(pj.rc == 0);
+  const auto rows = nlohmann::json::parse(pj.out);
+  REQUIRE(rows.size() == 4);  // two launches on each
+  CHECK(rows[0]["residency"]["set_aside_granted_bytes"] == 19660800);
+  CHECK(rows[2]["residency"]["set_aside_granted_bytes"] == 0);
+  CHECK(rows[2]["residency"]["left_out"].get<std::string>().starts_with("set-aside 16MiB left out: v100 has no"));
   for (const char* command : {"simulate", "predict"}) {
     Result both = memhier(fmt::format("{} {} --arch h100 --json --csv", command, window));
     CHECK(both.rc == 2);

@@ -2,6 +2,7 @@
 
 #include "memhier/arch_schema.h"
 #include "memhier/report.h"
+#include "memhier/trace_json.h"
 
 namespace memhier {
 namespace {
@@ -68,6 +69,16 @@ nlohmann::json occupancy_to_json(const Occupancy& o) {
       {"l1_capacity_bytes", o.l1_capacity},
       {"not_launchable", o.not_launchable.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.not_launchable)},
   };
+}
+
+nlohmann::json residency_to_json(const L2Residency& r) {
+  nlohmann::json windows = nlohmann::json::array();
+  for (const AccessPolicyWindow& w : r.windows) windows.push_back(window_to_json(w));
+  return {{"set_aside_requested_bytes", r.set_aside_requested},
+          {"set_aside_granted_bytes", r.set_aside_granted},
+          {"persisting_ways", r.persisting_ways},
+          {"windows", windows},
+          {"left_out", r.left_out}};
 }
 
 }  // namespace memhier

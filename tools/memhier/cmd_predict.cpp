@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
+#include "memhier/report.h"
 #include "memhier/timing.h"
 #include "memhier/trace_io.h"
 #include "memhier/trace_json.h"
@@ -63,6 +64,7 @@ nlohmann::json to_json(const Row& r) {
            {{"blocks_per_sm", r.sim.occupancy.blocks_per_sm},
             {"theoretical_warps_per_sm", r.sim.occupancy.active_warps_per_sm}}},
           {"launch", launch_to_json(r.sim.launch)},
+          {"residency", residency_to_json(r.sim.residency)},
           {"counters", counters}};
 }
 

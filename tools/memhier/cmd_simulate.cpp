@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
+#include "memhier/report.h"
 #include "memhier/sim.h"
 #include "memhier/trace_io.h"
 #include "memhier/trace_json.h"
@@ -70,16 +71,6 @@ AccessPolicyWindow parse_window(const std::string& text) {
   if (parts.size() > 4 && !parse_l2_property(parts[4], w.miss_prop))
     throw InputError({"--window"}, parts[4], "expected normal, streaming or persisting");
   return w;
-}
-
-nlohmann::json residency_to_json(const L2Residency& r) {
-  nlohmann::json windows = nlohmann::json::array();
-  for (const AccessPolicyWindow& w : r.windows) windows.push_back(window_to_json(w));
-  return {{"set_aside_requested_bytes", r.set_aside_requested},
-          {"set_aside_granted_bytes", r.set_aside_granted},
-          {"persisting_ways", r.persisting_ways},
-          {"windows", windows},
-          {"left_out", r.left_out}};
 }
 
 // The residency control in effect, for the table's heading: empty for a launch without any.
