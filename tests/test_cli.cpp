@@ -399,6 +399,9 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   CHECK(memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=1048576", kExamples) + " --idle-gpu")
             .out.find("launch.idle_overhead (--idle-gpu)") != std::string::npos);
   CHECK(memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,nosuch", kExamples)).rc == 2);
+  Result gap = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,,a100", kExamples));
+  CHECK(gap.rc == 2);
+  CHECK(gap.err.find("--arch 'h100,,a100' has an empty name at character 6") != std::string::npos);
 }
 
 TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys scale DRAM time exactly") {

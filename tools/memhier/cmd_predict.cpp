@@ -23,11 +23,14 @@
 namespace memhier::cli {
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
+// --arch's comma-separated names; UsageError for an empty one ("h100,,a100": a name left out by mistake).
+std::vector<std::string> split_archs(const std::string& s) {
   std::vector<std::string> out;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= s.size(); ++i)
     if (i == s.size() || s[i] == ',') {
+      if (i == start && !s.empty())
+        throw UsageError(fmt::format("memhier predict: --arch '{}' has an empty name at character {}", s, i + 1));
       if (i > start) out.push_back(s.substr(start, i - start));
       start = i + 1;
     }
@@ -109,7 +112,7 @@ int run_predict(const std::vector<std::string>& args) {
   SimOptions opt;
   opt.threads = threads_flag("predict", vm["threads"].as<int>());
   std::vector<Arch> archs;
-  for (const std::string& a : split(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
+  for (const std::string& a : split_archs(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");
   const LaunchFilter filter = launch_filter("predict", vm);
   check_progress_options("predict", vm);
