@@ -69,7 +69,9 @@ Axis parse_axis(const std::string& text) {
   std::size_t start = eq + 1;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
-    if (end > start) a.values.push_back(text.substr(start, end - start));
+    if (end == start)  // "25MiB,,50MiB": a value left out by mistake
+      throw UsageError(fmt::format("memhier sweep: --vary '{}' has an empty value at character {}", text, end + 1));
+    a.values.push_back(text.substr(start, end - start));
     start = end + 1;
   }
   if (a.values.empty()) throw UsageError(fmt::format("memhier sweep: --vary {} names no values", a.key));
