@@ -290,6 +290,9 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
     CHECK(both.rc == 2);
     CHECK(both.err.find("--json and --csv: choose one output format") != std::string::npos);
   }
+  Result both = memhier(fmt::format("sweep {} --arch h100 --vary n=65536,131072", window));
+  CHECK(both.rc == 2);
+  CHECK(both.err.find("--set n and --vary n both give n: keep one") != std::string::npos);
   Result gap = memhier(fmt::format("sweep {} --arch h100 --vary l2.size=25MiB,,50MiB", window));
   CHECK(gap.rc == 2);
   CHECK(gap.err.find("--vary 'l2.size=25MiB,,50MiB' has an empty value at character 15") != std::string::npos);

@@ -96,6 +96,8 @@ TEST_CASE("--set overrides a parameter; unknown parameters are refused with a su
   CHECK(g.launch.grid.x == 3);
   InputError e = gen_error(kCopy, {{"nn", "3"}});
   CHECK(std::string(e.what()).find("did you mean 'n'") != std::string::npos);
+  InputError twice = gen_error(kCopy, {{"n", "300"}, {"n", "600"}});  // neither wins silently
+  CHECK(std::string(twice.what()) == "--set n: 'n': given twice: '300', then '600'");
 }
 
 TEST_CASE("2D block: warps take threads x-fastest; transposed tile reads on a padded tile") {

@@ -178,6 +178,10 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<ParamOverride> fixed;
   if (vm.count("set") != 0U)
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) fixed.push_back(parse_param_override(s));
+  for (const ParamOverride& f : fixed)
+    for (const Axis& a : axes)
+      if (a.key == f.name)
+        throw UsageError(fmt::format("memhier sweep: --set {0} and --vary {0} both give {0}: keep one", f.name));
   if (vm.count("plot") != 0U && fs::exists(vm["plot"].as<std::string>()) && vm.count("force") == 0U)
     throw UsageError(fmt::format("memhier sweep: {} exists; pass --force to replace it", vm["plot"].as<std::string>()));
   const std::string trace = vm["trace"].as<std::string>();

@@ -468,7 +468,12 @@ std::unique_ptr<Description> Parser::run(const std::string& yaml) {
   if (!root["kernel"]) throw InputError({m_d->file, 1, 1}, "kernel", "missing 'kernel' (the kernel's name)");
   m_d->info.kernel = scalar(root["kernel"], "kernel");
   if (root["description"]) m_d->info.summary = scalar(root["description"], "description");
-  for (const ParamOverride& o : m_overrides) {
+  for (std::size_t i = 0; i < m_overrides.size(); ++i) {
+    const ParamOverride& o = m_overrides[i];
+    for (std::size_t j = 0; j < i; ++j)  // which should win is the user's to say
+      if (m_overrides[j].name == o.name)
+        throw InputError({"--set " + o.name}, o.name,
+                         fmt::format("given twice: '{}', then '{}'", m_overrides[j].expression, o.expression));
     if (!root["params"] || !root["params"][o.name]) {
       std::vector<std::string_view> names;
       if (root["params"] && root["params"].IsMap())
