@@ -140,6 +140,15 @@ TEST_CASE("import errors name file and line") {
   CHECK(err("#BEGIN_TB\nthread block = 5,0,0\n#END_TB\n").find("outside the grid") != std::string::npos);
   CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0020 ffffffff 1 R4 FOO 1 R2 4 1 0x0 4\n#END_TB\n")
             .find("unknown kind") != std::string::npos);
+  // A warp whose line count disagrees with its `insts = n` (a line lost or added): Accel-Sim reads exactly n.
+  const std::string two = "0020 ffffffff 1 R4 LDG.E 1 R2 4 1 0x00007f2c10000000 4\n";
+  CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n" + two + two + "#END_TB\n")
+            .find("k.traceg:23: warp 0 has 2 instruction lines where its 'insts' line says 3") != std::string::npos);
+  CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n" + two + two + "warp = 1\n#END_TB\n")
+            .find("k.traceg:23: warp 0 has 2 instruction lines where its 'insts' line says 1") != std::string::npos);
+  CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n" + two + two + "#END_TB\n").empty());
+  CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n" + two + "insts = 1\n#END_TB\n").find("not right after") !=
+        std::string::npos);
 }
 
 TEST_CASE("export then import gives back the same records") {

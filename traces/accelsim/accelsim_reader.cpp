@@ -253,8 +253,16 @@ bool AccelSimReader::State::read_block(BlockTrace& block) {
   const std::uint32_t warps = launch.warps_per_block();
   std::uint64_t work = 0;
   int warp = -1;
+  // The warp's `insts = n` (n instruction lines follow; Accel-Sim reads exactly n) and the lines read since: a count
+  // that disagrees is a damaged file, not a shorter warp.
+  std::int64_t declared = -1, seen = 0;
+  auto check_count = [&] {
+    if (declared >= 0 && seen != declared)
+      fail(fmt::format("warp {} has {} instruction lines where its 'insts' line says {}", warp, seen, declared));
+  };
   while (next_line()) {
     if (line.starts_with("#END_TB")) {
+      check_count();
       if (work != 0 && block.records.size() > block.warp_begin[block.warp_begin.size() - 2])
         block.records.back().work += static_cast<std::uint32_t>(work);  // trailing instructions of the last warp
       while (block.warp_count() < warps) block.begin_warp();
@@ -265,6 +273,9 @@ bool AccelSimReader::State::read_block(BlockTrace& block) {
       const auto w = dec(std::string_view(line).substr(7), "warp");
       if (w <= warp || w >= static_cast<std::int64_t>(warps))
         fail(fmt::format("warp {} out of order or beyond the block's {} warps", w, warps));
+      check_count();
+      declared = -1;
+      seen = 0;
       if (work != 0 && block.warp_count() > 0 && block.records.size() > block.warp_begin[block.warp_begin.size() - 2])
         block.records.back().work += static_cast<std::uint32_t>(work);
       work = 0;
@@ -272,9 +283,15 @@ bool AccelSimReader::State::read_block(BlockTrace& block) {
       warp = static_cast<int>(w);
       continue;
     }
-    if (line.starts_with("insts = ") || line.empty()) continue;
+    if (line.empty()) continue;
+    if (line.starts_with("insts = ")) {
+      if (warp < 0 || declared >= 0 || seen != 0) fail("'insts = ' not right after its 'warp = ' line");
+      declared = dec(std::string_view(line).substr(8), "insts");
+      continue;
+    }
     if (warp < 0) fail("instruction before any 'warp = ' line");
     read_instruction(block, work);
+    ++seen;
   }
   fail("file ends inside a thread block (no #END_TB)");
 }
