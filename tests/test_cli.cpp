@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -290,6 +291,34 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
     CHECK(both.rc == 2);
     CHECK(both.err.find("--json and --csv: choose one output format") != std::string::npos);
   }
+  // Residency what-ifs: sweep's set_aside and hit_ratio axes, predict's --set-aside. The example's 16 MiB hot buffer
+  // stays in 6 ways (16 MiB asked) and not in 2 (4 MiB): the GPU's 61.4 against 77.9 us
+  // (validate/results/h100-2026-11-22f); hit_ratio 0 keeps none of it.
+  const std::string full = fmt::format("{}/persisting_l2_window.yaml", kExamples);
+  Result s = memhier(fmt::format("sweep {} --arch h100 --vary set_aside=4MiB,16MiB --vary hit_ratio=0,1 --json", full));
+  REQUIRE(s.rc == 0);
+  std::map<std::string, double> seconds;  // set_aside/hit_ratio -> the first launch's time
+  const auto swept = nlohmann::json::parse(s.out);
+  for (const auto& row : swept["points"])
+    seconds.emplace(row["set_aside"].get<std::string>() + "/" + row["hit_ratio"].get<std::string>(),
+                    row["seconds"].get<double>());
+  REQUIRE(seconds.size() == 4);
+  CHECK(swept["points"].size() == 8);  // the example's two launches at each point, numbered
+  CHECK(swept["points"][1]["launch_index"] == 1);
+  CHECK(seconds["16MiB/1"] < 0.85 * seconds["4MiB/1"]);
+  CHECK(seconds["16MiB/0"] > 0.95 * seconds["4MiB/1"]);
+  Result refused = memhier(fmt::format("sweep {} --arch h100 --vary set_aside=16MiB,40MiB", full));
+  CHECK(refused.rc == 2);
+  CHECK(refused.err.find("--vary set_aside=40MiB on h100: more than h100's l2.persisting_max") != std::string::npos);
+  CHECK(memhier(fmt::format("sweep {} --arch h100 --vary hit_ratio=2", full)).rc == 2);
+  Result four = memhier(fmt::format("predict {} --arch h100 --set-aside 4MiB --launch 0 --json", full));
+  Result sixteen = memhier(fmt::format("predict {} --arch h100 --launch 0 --json", full));
+  REQUIRE(four.rc == 0);
+  REQUIRE(sixteen.rc == 0);
+  CHECK(nlohmann::json::parse(four.out)[0]["residency"]["set_aside_granted_bytes"] == 6553600);
+  CHECK(nlohmann::json::parse(sixteen.out)[0]["seconds"].get<double>() <
+        0.85 * nlohmann::json::parse(four.out)[0]["seconds"].get<double>());
+  CHECK(memhier(fmt::format("predict {} --arch h100,v100 --set-aside 4MiB", full)).rc == 2);
   Result both = memhier(fmt::format("sweep {} --arch h100 --vary n=65536,131072", window));
   CHECK(both.rc == 2);
   CHECK(both.err.find("--set n and --vary n both give n: keep one") != std::string::npos);

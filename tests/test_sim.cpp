@@ -771,6 +771,18 @@ TEST_CASE("L2 residency: what the CUDA runtime refuses is refused in options and
   SimOptions too_wide;
   too_wide.window = AccessPolicyWindow{0x7f0000000000, 256U << 20U, 1.0};
   CHECK_THROWS_AS(residency(a, yaml, too_wide), InputError);
+  // window_hit_ratio replaces the trace's window's: none of its lines persisting at 0 (the hot buffer's persisting
+  // hits: 15 x 2048 at 1 in the scaled-down L2 below).
+  SimOptions none_persist;
+  none_persist.window_hit_ratio = 0.0;
+  const KernelSim zero = residency(a, yaml, none_persist);
+  REQUIRE(zero.residency.windows.size() == 1);
+  CHECK(zero.residency.windows[0].hit_ratio == 0.0);
+  CHECK(four.counters.l2_persisting_hits > 0);
+  CHECK(zero.counters.l2_persisting_hits == 0);
+  SimOptions bad_ratio;
+  bad_ratio.window_hit_ratio = 1.5;
+  CHECK_THROWS_AS(residency(a, yaml, bad_ratio), InputError);
 
   // An arch without residency control (v100's 0B limits) runs a trace's launch as the GPU would after the refused
   // calls: no set-aside, no window.

@@ -198,6 +198,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       throw InputError({"SimOptions"}, "persisting_set_aside", *problem);
   if (options.window)
     if (auto problem = window_problem(arch, *options.window)) throw InputError({"SimOptions"}, "window", *problem);
+  if (options.window_hit_ratio && !(*options.window_hit_ratio >= 0 && *options.window_hit_ratio <= 1))
+    throw InputError({"SimOptions"}, "window_hit_ratio",
+                     fmt::format("{} is outside [0, 1]: the CUDA runtime refuses it", *options.window_hit_ratio));
   if (arch.shared_memory.banks < 1 || arch.shared_memory.banks > 64)
     throw InputError({arch.source_file}, "shared_memory.banks", "the bank model handles 1 to 64 banks");
   // Requests carry the SM in 16 bits and partitions in 8.
@@ -281,8 +284,8 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       leave_out(fmt::format("set-aside {} left out: {}", units::format_size_exact(set_aside), *problem));
       set_aside = 0;
     }
-    for (const AccessPolicyWindow& w :
-         options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows) {
+    for (AccessPolicyWindow w : options.window ? std::vector<AccessPolicyWindow>{*options.window} : launch.windows) {
+      if (options.window_hit_ratio) w.hit_ratio = *options.window_hit_ratio;
       if (auto problem = window_problem(arch, w)) {
         leave_out(fmt::format("window {:#x}+{} left out: {}", w.base, units::format_size_exact(w.bytes), *problem));
       } else {

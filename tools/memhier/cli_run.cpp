@@ -132,6 +132,64 @@ void add_progress_options(po::options_description& options) {
       ("no-progress", "never show it (by default it shows on a terminal once a run takes a second)");
 }
 
+void add_residency_options(po::options_description& options) {
+  options.add_options()  //
+      ("window", po::value<std::string>(),
+       "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]], at most the arch's l2.max_window_size; "
+       "replaces the trace's")  //
+      ("set-aside", po::value<std::string>(),
+       "persisting L2 set-aside (bytes or 16MiB), at most the arch's l2.persisting_max, granted in whole ways; "
+       "replaces the trace's");
+}
+
+AccessPolicyWindow parse_window(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == ',') {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  if (parts.size() < 3 || parts.size() > 5)
+    throw InputError({"--window"}, text,
+                     "expected base,bytes,hit_ratio[,hit_prop[,miss_prop]], e.g. 0x7f0000000000,16MiB,1.0");
+  AccessPolicyWindow w;
+  const std::string& b = parts[0];
+  const bool hex = b.starts_with("0x") || b.starts_with("0X");
+  auto [end, ec] = std::from_chars(b.data() + (hex ? 2 : 0), b.data() + b.size(), w.base, hex ? 16 : 10);
+  if (ec != std::errc() || end != b.data() + b.size())
+    throw InputError({"--window"}, b, "base address expected (decimal or 0x hex)");
+  w.bytes = parse_bytes_flag("window", parts[1]);
+  try {
+    std::size_t used = 0;
+    w.hit_ratio = std::stod(parts[2], &used);
+    if (used != parts[2].size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw InputError({"--window"}, parts[2], "hit_ratio must be a number in [0, 1]");
+  }
+  if (!(w.hit_ratio >= 0 && w.hit_ratio <= 1)) throw InputError({"--window"}, parts[2], "hit_ratio must be in [0, 1]");
+  if (parts.size() > 3 && !parse_l2_property(parts[3], w.hit_prop))
+    throw InputError({"--window"}, parts[3], "expected normal, streaming or persisting");
+  if (parts.size() > 4 && !parse_l2_property(parts[4], w.miss_prop))
+    throw InputError({"--window"}, parts[4], "expected normal, streaming or persisting");
+  return w;
+}
+
+void read_residency_options(const po::variables_map& vm, SimOptions& opt) {
+  if (vm.count("window") != 0U) opt.window = parse_window(vm["window"].as<std::string>());
+  if (vm.count("set-aside") != 0U)
+    opt.persisting_set_aside = parse_bytes_flag("set-aside", vm["set-aside"].as<std::string>());
+}
+
+void check_residency_options(const po::variables_map& vm, const Arch& arch, const SimOptions& opt) {
+  if (opt.window)
+    if (auto problem = window_problem(arch, *opt.window))
+      throw InputError({"--window"}, vm["window"].as<std::string>(), *problem);
+  if (opt.persisting_set_aside)
+    if (auto problem = set_aside_problem(arch, *opt.persisting_set_aside))
+      throw InputError({"--set-aside"}, vm["set-aside"].as<std::string>(), *problem);
+}
+
 void check_progress_options(const std::string& command, const po::variables_map& vm) {
   if (vm.count("progress") != 0U && vm.count("no-progress") != 0U)
     throw UsageError(fmt::format("memhier {}: --progress and --no-progress contradict each other", command));

@@ -61,6 +61,17 @@ class FilteredSource final : public TraceSource {
 // and the last state at the end); --no-progress never; by default it shows on a terminal once a run has taken a
 // second. The totals, where the trace knows them (a .mht index), give the share done and the time left.
 void add_progress_options(po::options_description& options);
+
+// --window base,bytes,hit_ratio[,hit_prop[,miss_prop]] and --set-aside BYTES (simulate, predict, sweep): the L2
+// residency control that replaces the trace's.
+void add_residency_options(po::options_description& options);
+// "base,bytes,hit_ratio[,hit_prop[,miss_prop]]": base in hex (0x...) or decimal, bytes with or without a unit;
+// InputError naming --window.
+AccessPolicyWindow parse_window(const std::string& text);
+// Reads them into opt.window and opt.persisting_set_aside.
+void read_residency_options(const po::variables_map& vm, SimOptions& opt);
+// What the CUDA runtime refuses on `arch` (set_aside_problem, window_problem): an InputError naming the flag.
+void check_residency_options(const po::variables_map& vm, const Arch& arch, const SimOptions& opt);
 // UsageError for --progress with --no-progress.
 void check_progress_options(const std::string& command, const po::variables_map& vm);
 class ProgressLine {

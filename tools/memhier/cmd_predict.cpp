@@ -99,6 +99,7 @@ int run_predict(const std::vector<std::string>& args) {
       ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
       ("json", "machine-readable output")                                                                     //
       ("csv", "one CSV row per kernel and architecture");
+  add_residency_options(options);
   add_launch_options(options);
   add_progress_options(options);
   po::positional_options_description pos;
@@ -114,6 +115,8 @@ int run_predict(const std::vector<std::string>& args) {
   std::vector<Arch> archs;
   for (const std::string& a : split_archs(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");
+  read_residency_options(vm, opt);
+  for (const Arch& arch : archs) check_residency_options(vm, arch, opt);
   const LaunchFilter filter = launch_filter("predict", vm);
   check_progress_options("predict", vm);
   check_output_format("predict", vm);

@@ -1,7 +1,6 @@
 // `memhier simulate TRACE|KERNEL.yaml --arch NAME`: exact counts per level, named like Nsight Compute's metrics.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -37,40 +36,6 @@ double channel_imbalance(const KernelSim& k) {
     total += bytes;
   }
   return total == 0 ? 0.0 : per(busiest * k.dram_channel_read_bytes.size(), total);
-}
-
-// "base,bytes,hit_ratio[,hit_prop[,miss_prop]]": base in hex (0x...) or decimal, bytes with or without a unit.
-AccessPolicyWindow parse_window(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i)
-    if (i == text.size() || text[i] == ',') {
-      parts.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  if (parts.size() < 3 || parts.size() > 5)
-    throw InputError({"--window"}, text,
-                     "expected base,bytes,hit_ratio[,hit_prop[,miss_prop]], e.g. 0x7f0000000000,16MiB,1.0");
-  AccessPolicyWindow w;
-  const std::string& b = parts[0];
-  const bool hex = b.starts_with("0x") || b.starts_with("0X");
-  auto [end, ec] = std::from_chars(b.data() + (hex ? 2 : 0), b.data() + b.size(), w.base, hex ? 16 : 10);
-  if (ec != std::errc() || end != b.data() + b.size())
-    throw InputError({"--window"}, b, "base address expected (decimal or 0x hex)");
-  w.bytes = parse_bytes_flag("window", parts[1]);
-  try {
-    std::size_t used = 0;
-    w.hit_ratio = std::stod(parts[2], &used);
-    if (used != parts[2].size()) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
-    throw InputError({"--window"}, parts[2], "hit_ratio must be a number in [0, 1]");
-  }
-  if (!(w.hit_ratio >= 0 && w.hit_ratio <= 1)) throw InputError({"--window"}, parts[2], "hit_ratio must be in [0, 1]");
-  if (parts.size() > 3 && !parse_l2_property(parts[3], w.hit_prop))
-    throw InputError({"--window"}, parts[3], "expected normal, streaming or persisting");
-  if (parts.size() > 4 && !parse_l2_property(parts[4], w.miss_prop))
-    throw InputError({"--window"}, parts[4], "expected normal, streaming or persisting");
-  return w;
 }
 
 // The residency control in effect, for the table's heading: empty for a launch without any.
@@ -180,20 +145,15 @@ void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t
 
 int run_simulate(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                 //
-      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")         //
-      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                  //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")  //
-      ("window", po::value<std::string>(),
-       "L2 access-policy window base,bytes,hit_ratio[,hit_prop[,miss_prop]], at most the arch's l2.max_window_size; "
-       "replaces the trace's")  //
-      ("set-aside", po::value<std::string>(),
-       "persisting L2 set-aside (bytes or 16MiB), at most the arch's l2.persisting_max, granted in whole ways; "
-       "replaces the trace's")                                                                             //
+  options.add_options()                                                                                    //
+      ("trace", po::value<std::string>()->required(), "trace: kernel .yaml, .mht or Accel-Sim")            //
+      ("arch", po::value<std::string>()->required(), "architecture name or YAML file")                     //
+      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")     //
       ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                        //
       ("keep-cache", "carry cache contents from one launch to the next (default: cold, as ncu measures)")  //
       ("json", "machine-readable output")                                                                  //
       ("csv", "one CSV row per launch");
+  add_residency_options(options);
   add_launch_options(options);
   add_progress_options(options);
   po::positional_options_description pos;
@@ -209,18 +169,8 @@ int run_simulate(const std::vector<std::string>& args) {
   SimOptions opt;
   opt.threads = threads_flag("simulate", vm["threads"].as<int>());
   opt.flush_between_launches = vm.count("keep-cache") == 0U;
-  // What the CUDA runtime would refuse on this GPU is refused here (a trace's own is left out, with a note).
-  if (vm.count("window") != 0U) {
-    const std::string text = vm["window"].as<std::string>();
-    opt.window = parse_window(text);
-    if (auto problem = window_problem(arch, *opt.window)) throw InputError({"--window"}, text, *problem);
-  }
-  if (vm.count("set-aside") != 0U) {
-    const std::string text = vm["set-aside"].as<std::string>();
-    opt.persisting_set_aside = parse_bytes_flag("set-aside", text);
-    if (auto problem = set_aside_problem(arch, *opt.persisting_set_aside))
-      throw InputError({"--set-aside"}, text, *problem);
-  }
+  read_residency_options(vm, opt);
+  check_residency_options(vm, arch, opt);
   const LaunchFilter filter = launch_filter("simulate", vm);
   check_progress_options("simulate", vm);
   const std::string path = vm["trace"].as<std::string>();

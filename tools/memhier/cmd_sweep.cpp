@@ -14,6 +14,7 @@
 #include <set>
 
 #include "cli_common.h"
+#include "cli_run.h"
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/kernel_desc.h"
@@ -54,9 +55,14 @@ struct Axis {
   std::vector<std::string> values;
 };
 
+// Axis keys that are neither arch keys nor kernel parameters: the L2 residency control of every launch, as
+// simulate's --set-aside gives it and the hit ratio of every window in effect (the trace's or --window's).
+const std::set<std::string> kResidencyKeys = {"set_aside", "hit_ratio"};
+
 struct Point {
   std::map<std::string, std::string> values;  // axis key -> value
   Arch arch;
+  SimOptions options;   // its residency control (--window, --set-aside, the residency axes)
   std::string sim_key;  // points with equal sim_key share a simulation
   std::vector<Prediction> predictions;
 };
@@ -159,13 +165,15 @@ int run_sweep(const std::vector<std::string>& args) {
       ("trace", po::value<std::string>()->required(), "kernel .yaml, .mht or Accel-Sim trace")  //
       ("arch", po::value<std::string>()->default_value("h100"), "base architecture")            //
       ("vary", po::value<std::vector<std::string>>()->required(),
-       "KEY=V1,V2,...: arch key (l2.size), kernel parameter (n) or arch")                                     //
+       "KEY=V1,V2,...: arch key (l2.size), kernel parameter (n), arch, or the L2 residency control of every "
+       "launch: set_aside (bytes) or hit_ratio (of every window)")                                            //
       ("set", po::value<std::vector<std::string>>(), "fixed description parameter: --set n=4096")             //
       ("threads", po::value<int>()->default_value(0), "configurations simulated at once (0: all cores)")      //
       ("csv", "CSV on standard output")                                                                       //
       ("json", "JSON on standard output")                                                                     //
       ("plot", po::value<std::string>(), "write a plot of time against the first --vary key (.svg or .png)")  //
       ("force", "replace the plot file if it exists");
+  add_residency_options(options);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
@@ -186,6 +194,31 @@ int run_sweep(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("memhier sweep: {} exists; pass --force to replace it", vm["plot"].as<std::string>()));
   const std::string trace = vm["trace"].as<std::string>();
   std::vector<Point> points = expand(axes, vm["arch"].as<std::string>());
+  // Each point's residency control, refused where the CUDA runtime would refuse it on the point's arch.
+  SimOptions residency;
+  read_residency_options(vm, residency);
+  for (Point& p : points) {
+    p.options = residency;
+    check_residency_options(vm, p.arch, p.options);
+    if (const auto it = p.values.find("set_aside"); it != p.values.end()) {
+      p.options.persisting_set_aside = parse_bytes_flag("--vary set_aside", it->second);
+      if (auto problem = set_aside_problem(p.arch, *p.options.persisting_set_aside))
+        throw UsageError(
+            fmt::format("memhier sweep: --vary set_aside={} on {}: {}", it->second, p.arch.name, *problem));
+    }
+    if (const auto it = p.values.find("hit_ratio"); it != p.values.end()) {
+      double ratio = -1;
+      try {
+        std::size_t used = 0;
+        ratio = std::stod(it->second, &used);
+        if (used != it->second.size()) ratio = -1;
+      } catch (const std::exception&) {
+      }
+      if (!(ratio >= 0 && ratio <= 1))
+        throw UsageError(fmt::format("memhier sweep: --vary hit_ratio={}: expected a number in [0, 1]", it->second));
+      p.options.window_hit_ratio = ratio;
+    }
+  }
 
   std::map<std::string, std::vector<std::size_t>> groups;  // sim_key -> points
   for (std::size_t i = 0; i < points.size(); ++i) groups[points[i].sim_key].push_back(i);
@@ -203,10 +236,10 @@ int run_sweep(const std::vector<std::string>& args) {
       Point& first = points[work[w].front()];
       std::vector<ParamOverride> sets = fixed;
       for (const auto& [key, value] : first.values)
-        if (key != "arch" && key.find('.') == std::string::npos)
+        if (key != "arch" && key.find('.') == std::string::npos && kResidencyKeys.count(key) == 0)
           sets.push_back(parse_param_override(key + "=" + value));
       auto source = open_trace(trace, sets);
-      const std::vector<KernelSim> sims = simulate(first.arch, *source);
+      const std::vector<KernelSim> sims = simulate(first.arch, *source, first.options);
       for (std::size_t i : work[w])
         for (const KernelSim& k : sims) points[i].predictions.push_back(predict(points[i].arch, k));
       for (const KernelSim& k : sims)
@@ -229,9 +262,13 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<std::string> keys;
   for (const Axis& a : axes) keys.push_back(a.key);
   nlohmann::json rows = nlohmann::json::array();
+  bool launches = false;  // the trace has several: rows say which launch they are
   for (const Point& p : points)
-    for (const Prediction& pr : p.predictions) {
+    for (std::size_t i = 0; i < p.predictions.size(); ++i) {
+      const Prediction& pr = p.predictions[i];
+      launches |= i > 0;
       nlohmann::json row = {{"kernel", pr.kernel},
+                            {"launch_index", i},
                             {"seconds", pr.seconds},
                             {"bound", pr.bound},
                             {"dram_bandwidth", pr.dram_bandwidth},
@@ -243,19 +280,22 @@ int run_sweep(const std::vector<std::string>& args) {
     std::cout << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump(2) << "\n";
   } else if (vm.count("csv") != 0U) {
     for (const auto& k : keys) std::cout << k << ",";
-    std::cout << "kernel,seconds,bound,dram_bandwidth\n";
+    std::cout << "kernel,seconds,bound,dram_bandwidth,launch_index\n";
     for (const auto& r : rows) {
       for (const auto& k : keys) std::cout << r[k].get<std::string>() << ",";
-      std::cout << fmt::format("{},{:.9g},{},{:.6g}\n", r["kernel"].get<std::string>(), r["seconds"].get<double>(),
-                               r["bound"].get<std::string>(), r["dram_bandwidth"].get<double>());
+      std::cout << fmt::format("{},{:.9g},{},{:.6g},{}\n", r["kernel"].get<std::string>(), r["seconds"].get<double>(),
+                               r["bound"].get<std::string>(), r["dram_bandwidth"].get<double>(),
+                               r["launch_index"].get<std::size_t>());
     }
   } else {
     std::vector<std::string> header = keys;
+    if (launches) header.emplace_back("launch");
     for (const char* h : {"kernel", "predicted", "bound", "why"}) header.emplace_back(h);
     Table t(header);
     for (const auto& r : rows) {
       std::vector<std::string> cells;
       for (const auto& k : keys) cells.push_back(r[k].get<std::string>());
+      if (launches) cells.push_back(std::to_string(r["launch_index"].get<std::size_t>()));
       cells.push_back(r["kernel"].get<std::string>());
       cells.push_back(units::format_duration(r["seconds"].get<double>()));
       cells.push_back(r["bound"].get<std::string>());

@@ -27,9 +27,11 @@ def number(text):
 
 data = json.load(open(sys.argv[1]))
 x_key, others = data["vary"][0], data["vary"][1:]
+several = any(p.get("launch_index", 0) > 0 for p in data["points"])  # a trace of several launches: a line each
 lines = defaultdict(list)
 for p in data["points"]:
-    label = " ".join([p["kernel"]] + [f"{k}={p[k]}" for k in others])
+    name = f"{p['kernel']} #{p['launch_index']}" if several else p["kernel"]
+    label = " ".join([name] + [f"{k}={p[k]}" for k in others])
     lines[label].append((p[x_key], p["seconds"] * 1e6))
 numeric = all(number(x) is not None for pts in lines.values() for x, _ in pts)
 fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -40,7 +42,8 @@ for label, pts in lines.items():
     else:
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=label)
 if numeric:
-    ax.set_xscale("log", base=2)
+    if min(number(x) for pts in lines.values() for x, _ in pts) > 0:  # a log scale has no place for 0 (set_aside=0)
+        ax.set_xscale("log", base=2)
     ticks = sorted({number(x) for pts in lines.values() for x, _ in pts})
     names = {number(x): x for pts in lines.values() for x, _ in pts}
     ax.set_xticks(ticks, [names[t] for t in ticks])

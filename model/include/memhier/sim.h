@@ -39,6 +39,7 @@ struct SimOptions {
   bool flush_between_launches = true;  // ncu's default cache control: every launch starts cold, its DRAM rows closed
   std::optional<AccessPolicyWindow> window;           // replaces the trace's windows (--window)
   std::optional<std::uint64_t> persisting_set_aside;  // replaces the trace's set-aside
+  std::optional<double> window_hit_ratio;             // replaces the hit ratio of every window (trace's or `window`)
   SimPhaseTimes* times = nullptr;                     // filled in (added to) when set
   // The most L2 requests an SM's list holds before the slice groups replay them (simulate.cpp: a batch then goes in
   // rounds, with the counts of one pass). It bounds the memory the lists take, 64 bytes a request (the request and its
