@@ -319,6 +319,9 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
   CHECK(nlohmann::json::parse(sixteen.out)[0]["seconds"].get<double>() <
         0.85 * nlohmann::json::parse(four.out)[0]["seconds"].get<double>());
   CHECK(memhier(fmt::format("predict {} --arch h100,v100 --set-aside 4MiB", full)).rc == 2);
+  CHECK(memhier(fmt::format("predict {} --arch h100 --launch 0", full))
+            .out.find("achieved\n  L2 residency: set-aside 16MiB asked, 18.75MiB granted (6 of 16 ways); window 0x") !=
+        std::string::npos);
   Result both = memhier(fmt::format("sweep {} --arch h100 --vary n=65536,131072", window));
   CHECK(both.rc == 2);
   CHECK(both.err.find("--set n and --vary n both give n: keep one") != std::string::npos);

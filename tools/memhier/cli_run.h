@@ -72,6 +72,9 @@ AccessPolicyWindow parse_window(const std::string& text);
 void read_residency_options(const po::variables_map& vm, SimOptions& opt);
 // What the CUDA runtime refuses on `arch` (set_aside_problem, window_problem): an InputError naming the flag.
 void check_residency_options(const po::variables_map& vm, const Arch& arch, const SimOptions& opt);
+// The residency control a launch ran with, for a report's heading ("set-aside 16MiB asked, 18.75MiB granted (6 of 16
+// ways); window ..."), with what was left out; empty for a launch without any.
+std::string residency_line(const Arch& arch, const L2Residency& r);
 // UsageError for --progress with --no-progress.
 void check_progress_options(const std::string& command, const po::variables_map& vm);
 class ProgressLine {

@@ -74,9 +74,12 @@ nlohmann::json to_json(const Row& r) {
 void print_detail(const Row& r) {
   std::cout << fmt::format("{} on {} ({}): {}\n  {}\n", r.p.kernel, r.arch.name, r.arch.full_name,
                            units::format_duration(r.p.seconds), r.p.explanation);
-  std::cout << fmt::format("  occupancy {} blocks/SM, {:.1f} warps/SM achieved on {} SMs; DRAM {} achieved\n\n",
+  std::cout << fmt::format("  occupancy {} blocks/SM, {:.1f} warps/SM achieved on {} SMs; DRAM {} achieved\n",
                            r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.p.active_sms,
                            units::format_bandwidth(r.p.dram_bandwidth));
+  if (const std::string res = residency_line(r.arch, r.sim.residency); !res.empty())
+    std::cout << "  L2 residency: " << res << "\n";
+  std::cout << "\n";
   Table t({"resource", "time", "share", "from"});
   for (const TimeTerm& term : r.p.terms)
     t.add({term.name, units::format_duration(term.seconds),

@@ -38,23 +38,6 @@ double channel_imbalance(const KernelSim& k) {
   return total == 0 ? 0.0 : per(busiest * k.dram_channel_read_bytes.size(), total);
 }
 
-// The residency control in effect, for the table's heading: empty for a launch without any.
-std::string residency_line(const Arch& arch, const L2Residency& r) {
-  std::vector<std::string> parts;
-  if (r.set_aside_granted != 0)  // else none was asked, or it was refused (left_out says so)
-    parts.push_back(
-        fmt::format("set-aside {} asked, {} granted ({} of {} ways)", units::format_size_exact(r.set_aside_requested),
-                    units::format_size_exact(r.set_aside_granted), r.persisting_ways, arch.l2.associativity));
-  for (const AccessPolicyWindow& w : r.windows)
-    parts.push_back(fmt::format("window {:#x}+{}, hit ratio {:.2f}, hits {}, misses {}", w.base,
-                                units::format_size_exact(w.bytes), w.hit_ratio, to_string(w.hit_prop),
-                                to_string(w.miss_prop)));
-  if (!r.left_out.empty()) parts.push_back(r.left_out);
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
 nlohmann::json to_json(const Arch& arch, const KernelSim& k) {
   nlohmann::json counters = nlohmann::json::object();
   nlohmann::json ncu = nlohmann::json::object();
