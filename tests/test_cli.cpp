@@ -291,6 +291,12 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
     CHECK(both.rc == 2);
     CHECK(both.err.find("--json and --csv: choose one output format") != std::string::npos);
   }
+  // trace info says what each launch asks for, runs of the same on one line.
+  Result info = memhier(fmt::format("trace info {}", window));
+  CHECK(info.rc == 0);
+  CHECK(info.out.find("\nlaunches 0-1: L2 residency: set-aside 16MiB; window 0x") != std::string::npos);
+  CHECK(memhier(fmt::format("trace info {}/vector_copy.yaml", kExamples)).out.find("L2 residency") ==
+        std::string::npos);
   // Residency what-ifs: sweep's set_aside and hit_ratio axes, predict's --set-aside. The example's 16 MiB hot buffer
   // stays in 6 ways (16 MiB asked) and not in 2 (4 MiB): the GPU's 61.4 against 77.9 us
   // (validate/results/h100-2026-11-22f); hit_ratio 0 keeps none of it.

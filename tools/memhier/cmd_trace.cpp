@@ -163,6 +163,30 @@ int run_info(const std::vector<std::string>& args) {
   }
   std::cout << "\n";
   t.print(std::cout);
+  // The L2 residency control each launch asks for (the model grants and checks it against an arch: `simulate`), runs
+  // of launches that ask the same on one line.
+  auto residency = [](const KernelLaunch& l) {
+    std::vector<std::string> parts;
+    if (l.persisting_set_aside_bytes != 0)
+      parts.push_back(fmt::format("set-aside {}", units::format_size_exact(l.persisting_set_aside_bytes)));
+    for (const AccessPolicyWindow& w : l.windows)
+      parts.push_back(fmt::format("window {:#x}+{}, hit ratio {:.2f}, hits {}, misses {}", w.base,
+                                  units::format_size_exact(w.bytes), w.hit_ratio, to_string(w.hit_prop),
+                                  to_string(w.miss_prop)));
+    if (l.reset_persisting) parts.emplace_back("persisting lines reset before it");
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out;
+  };
+  for (std::size_t i = 0; i < kernels.size();) {
+    const std::string r = residency(kernels[i].launch);
+    std::size_t j = i + 1;
+    while (j < kernels.size() && residency(kernels[j].launch) == r) ++j;
+    if (!r.empty())
+      std::cout << (j - i == 1 ? fmt::format("launch {}", i) : fmt::format("launches {}-{}", i, j - 1))
+                << ": L2 residency: " << r << "\n";
+    i = j;
+  }
   return kExitOk;
 }
 
