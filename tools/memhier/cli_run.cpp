@@ -149,6 +149,16 @@ std::string residency_line(const Arch& arch, const L2Residency& r) {
   return out;
 }
 
+std::string residency_caveat(const Arch& arch, const KernelSim& k) {
+  const auto ways = static_cast<std::uint32_t>(std::max(arch.l2.associativity, 0));
+  if (k.residency.persisting_ways * 2 <= ways) return {};
+  return fmt::format(
+      "{} on {}: a set-aside of {} of {} L2 ways; the H100 ran a streaming kernel 1.1-1.9x slower with 10 of 16 ways "
+      "set aside than with 6, with the same DRAM traffic (validate/results/h100-2026-11-22f), which this prediction "
+      "does not include",
+      k.launch.name, arch.name, k.residency.persisting_ways, ways);
+}
+
 void add_residency_options(po::options_description& options) {
   options.add_options()  //
       ("window", po::value<std::string>(),

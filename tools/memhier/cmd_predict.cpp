@@ -149,6 +149,7 @@ int run_predict(const std::vector<std::string>& args) {
                           k.launch.name, k.launch.captured_arch, arch.name));
         if (!k.residency.left_out.empty())
           caveats.push_back(fmt::format("{} on {}: {}", k.launch.name, arch.name, k.residency.left_out));
+        if (std::string c = residency_caveat(arch, k); !c.empty()) caveats.push_back(std::move(c));
         PredictOptions timing;
         timing.idle_gpu = vm.count("idle-gpu") != 0U;
         Prediction p = predict(arch, k, timing);

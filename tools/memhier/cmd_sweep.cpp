@@ -242,9 +242,11 @@ int run_sweep(const std::vector<std::string>& args) {
       const std::vector<KernelSim> sims = simulate(first.arch, *source, first.options);
       for (std::size_t i : work[w])
         for (const KernelSim& k : sims) points[i].predictions.push_back(predict(points[i].arch, k));
-      for (const KernelSim& k : sims)
+      for (const KernelSim& k : sims) {
         if (!k.residency.left_out.empty())
           notes[w].push_back(fmt::format("{} on {}: {}", k.launch.name, first.arch.name, k.residency.left_out));
+        if (std::string c = residency_caveat(first.arch, k); !c.empty()) notes[w].push_back(std::move(c));
+      }
     } catch (const std::exception& e) {
       errors[w] = e.what();
     }
