@@ -133,16 +133,18 @@ void add_progress_options(po::options_description& options) {
       ("no-progress", "never show it (by default it shows on a terminal once a run takes a second)");
 }
 
+std::string window_text(const AccessPolicyWindow& w) {
+  return fmt::format("window {:#x}+{}, hit ratio {:.2f}, hits {}, misses {}", w.base, units::format_size_exact(w.bytes),
+                     w.hit_ratio, to_string(w.hit_prop), to_string(w.miss_prop));
+}
+
 std::string residency_line(const Arch& arch, const L2Residency& r) {
   std::vector<std::string> parts;
   if (r.set_aside_granted != 0)  // else none was asked, or it was refused (left_out says so)
     parts.push_back(
         fmt::format("set-aside {} asked, {} granted ({} of {} ways)", units::format_size_exact(r.set_aside_requested),
                     units::format_size_exact(r.set_aside_granted), r.persisting_ways, arch.l2.associativity));
-  for (const AccessPolicyWindow& w : r.windows)
-    parts.push_back(fmt::format("window {:#x}+{}, hit ratio {:.2f}, hits {}, misses {}", w.base,
-                                units::format_size_exact(w.bytes), w.hit_ratio, to_string(w.hit_prop),
-                                to_string(w.miss_prop)));
+  for (const AccessPolicyWindow& w : r.windows) parts.push_back(window_text(w));
   if (!r.left_out.empty()) parts.push_back(r.left_out);
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;

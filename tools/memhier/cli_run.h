@@ -75,6 +75,8 @@ void check_residency_options(const po::variables_map& vm, const Arch& arch, cons
 // The residency control a launch ran with, for a report's heading ("set-aside 16MiB asked, 18.75MiB granted (6 of 16
 // ways); window ..."), with what was left out; empty for a launch without any.
 std::string residency_line(const Arch& arch, const L2Residency& r);
+// "window 0x7f0000200000+64KiB, hit ratio 1.00, hits persisting, misses streaming".
+std::string window_text(const AccessPolicyWindow& w);
 // A caveat for a predicted time, or empty: a set-aside of more than half the L2's ways, whose cost the timing model
 // does not include (the H100 ran a streaming kernel 1.1-1.9x slower with 10 of 16 ways set aside than with 6, with the
 // same DRAM traffic: validate/results/h100-2026-11-22f).

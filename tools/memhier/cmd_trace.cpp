@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_run.h"
 #include "commands.h"
 #include "memhier/accelsim.h"
 #include "memhier/error.h"
@@ -169,10 +170,7 @@ int run_info(const std::vector<std::string>& args) {
     std::vector<std::string> parts;
     if (l.persisting_set_aside_bytes != 0)
       parts.push_back(fmt::format("set-aside {}", units::format_size_exact(l.persisting_set_aside_bytes)));
-    for (const AccessPolicyWindow& w : l.windows)
-      parts.push_back(fmt::format("window {:#x}+{}, hit ratio {:.2f}, hits {}, misses {}", w.base,
-                                  units::format_size_exact(w.bytes), w.hit_ratio, to_string(w.hit_prop),
-                                  to_string(w.miss_prop)));
+    for (const AccessPolicyWindow& w : l.windows) parts.push_back(window_text(w));
     if (l.reset_persisting) parts.emplace_back("persisting lines reset before it");
     std::string out;
     for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
