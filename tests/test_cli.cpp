@@ -317,6 +317,8 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
   CHECK(refused.rc == 2);
   CHECK(refused.err.find("--vary set_aside=40MiB on h100: more than h100's l2.persisting_max") != std::string::npos);
   CHECK(memhier(fmt::format("sweep {} --arch h100 --vary hit_ratio=2", full)).rc == 2);
+  CHECK(memhier(fmt::format("sweep {} --arch h100 --vary set_aside=8MiB --set-aside 4MiB", full))
+            .err.find("--set-aside and --vary set_aside both give the set-aside") != std::string::npos);
   Result four = memhier(fmt::format("predict {} --arch h100 --set-aside 4MiB --launch 0 --json", full));
   Result sixteen = memhier(fmt::format("predict {} --arch h100 --launch 0 --json", full));
   REQUIRE(four.rc == 0);

@@ -197,6 +197,9 @@ int run_sweep(const std::vector<std::string>& args) {
   // Each point's residency control, refused where the CUDA runtime would refuse it on the point's arch.
   SimOptions residency;
   read_residency_options(vm, residency);
+  for (const Axis& a : axes)
+    if (a.key == "set_aside" && residency.persisting_set_aside)
+      throw UsageError("memhier sweep: --set-aside and --vary set_aside both give the set-aside: keep one");
   for (Point& p : points) {
     p.options = residency;
     check_residency_options(vm, p.arch, p.options);
