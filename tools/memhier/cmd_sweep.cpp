@@ -1,6 +1,7 @@
 // `memhier sweep TRACE|KERNEL.yaml --arch NAME --vary KEY=V1,V2,... [--vary ...]`: what-if studies over a Cartesian
 // product of architecture keys (section.key, as in the arch YAML, e.g. l2.size=25MiB,50MiB), kernel parameters
-// (n=1024,4096) and architectures (arch=h100,b200). Points that differ only in timing constants share one simulation;
+// (n=1024,4096), architectures (arch=h100,b200) and the L2 residency control of every launch (set_aside=0,16MiB,
+// hit_ratio=0.5,1). Points that differ only in timing constants share one simulation;
 // distinct memory configurations are simulated in parallel (OpenMP).
 #include <fmt/format.h>
 #include <unistd.h>
