@@ -327,12 +327,12 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
   CHECK(nlohmann::json::parse(sixteen.out)[0]["seconds"].get<double>() <
         0.85 * nlohmann::json::parse(four.out)[0]["seconds"].get<double>());
   CHECK(memhier(fmt::format("predict {} --arch h100,v100 --set-aside 4MiB", full)).rc == 2);
-  // More than half the ways set aside: a caveat (the H100's 10 of 16 ran 1.1-1.9x slower, which the model lacks).
-  const std::string caveat = "a set-aside of 10 of 16 L2 ways; the H100 ran a streaming kernel 1.1-1.9x slower";
+  // A launch that writes with 7 or more of 16 ways set aside: a caveat (the H100's copy 1.03-1.93x slower at 7-10).
+  const std::string caveat = "10 of 16 L2 ways set aside, 6 left to lines that are written back; on the H100";
   CHECK(memhier(fmt::format("predict {} --arch h100 --set-aside 31.25MiB", full)).err.find(caveat) !=
         std::string::npos);
-  CHECK(memhier(fmt::format("predict {} --arch h100 --set-aside 25MiB", full)).err.find("L2 ways") ==
-        std::string::npos);  // 8 of 16: 1.04x on the H100
+  CHECK(memhier(fmt::format("predict {} --arch h100 --set-aside 18.75MiB", full)).err.find("L2 ways") ==
+        std::string::npos);  // 6 of 16: 1.005x on the H100
   CHECK(memhier(fmt::format("predict {} --arch h100 --launch 0", full))
             .out.find("achieved\n  L2 residency: set-aside 16MiB asked, 18.75MiB granted (6 of 16 ways); window 0x") !=
         std::string::npos);

@@ -77,9 +77,9 @@ void check_residency_options(const po::variables_map& vm, const Arch& arch, cons
 std::string residency_line(const Arch& arch, const L2Residency& r);
 // "window 0x7f0000200000+64KiB, hit ratio 1.00, hits persisting, misses streaming".
 std::string window_text(const AccessPolicyWindow& w);
-// A caveat for a predicted time, or empty: a set-aside of more than half the L2's ways, whose cost the timing model
-// does not include (the H100 ran a streaming kernel 1.1-1.9x slower with 10 of 16 ways set aside than with 6, with the
-// same DRAM traffic: validate/results/h100-2026-11-22f).
+// A caveat for a predicted time, or empty: a launch that writes with 9 or fewer of the L2's ways left outside the
+// set-aside, whose cost the timing model does not include (the H100 measured streams that write slowing from 7 of 16
+// ways set aside: validate/results/h100-2026-11-27).
 std::string residency_caveat(const Arch& arch, const KernelSim& k);
 // UsageError for --progress with --no-progress.
 void check_progress_options(const std::string& command, const po::variables_map& vm);
