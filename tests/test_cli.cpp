@@ -259,6 +259,9 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
   CHECK(big.rc == 2);
   CHECK(big.err.find("--set-aside: '32768001': more than h100's l2.persisting_max, 31.25MiB") != std::string::npos);
   CHECK(memhier(fmt::format("simulate {} --arch h100 --window 0x7f0000000000,128MiB,1.0", window)).rc == 0);
+  Result miss = memhier(fmt::format("simulate {} --arch h100 --window 0,1MiB,0.5,persisting,persisting", window));
+  CHECK(miss.rc == 2);
+  CHECK(miss.err.find("'persisting': expected normal or streaming") != std::string::npos);
   Result wide = memhier(fmt::format("simulate {} --arch h100 --window 0x7f0000000000,134221824,1.0", window));
   CHECK(wide.rc == 2);
   CHECK(wide.err.find("--window: '0x7f0000000000,134221824,1.0': 128MiB (134221824 B) is more than h100's "

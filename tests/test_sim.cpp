@@ -751,6 +751,10 @@ TEST_CASE("L2 residency: what the CUDA runtime refuses is refused in options and
   CHECK(window_problem(a, {0x7f0000000000, 134221824, 1.0}).value_or("").find("l2.max_window_size") !=
         std::string::npos);
   CHECK(window_problem(a, {0x7f0000000000, 4096, 1.5}).value_or("").find("hit_ratio") != std::string::npos);
+  CHECK(window_problem(a, {0x7f0000000000, 4096, 0.5, L2Property::persisting, L2Property::persisting})
+            .value_or("")
+            .find("miss_prop persisting") != std::string::npos);
+  CHECK(!window_problem(a, {0x7f0000000000, 4096, 0.5, L2Property::streaming, L2Property::normal}));
   auto residency = [&](const Arch& arch, const std::string& yaml, SimOptions opt = {}) {
     auto src = load_kernel_description_string(yaml, "sim.yaml");
     return simulate(arch, *src, opt).back();

@@ -275,6 +275,17 @@ body: [{load: 'hot[threadIdx.x]'}]
   CHECK(k.windows[0].hit_ratio == 0.5);
   CHECK(k.windows[0].base == src->info().arrays[0].base);
   CHECK(k.windows[0].hit_prop == L2Property::persisting);
+  // A miss's property is normal or streaming: the H100's runtime refuses persisting (cudaErrorInvalidValue,
+  // validate/results/h100-2026-11-27/probe/residency_limits.json).
+  std::string miss = yaml;
+  miss.replace(miss.find("hit_ratio: 0.5}"), 15, "hit_ratio: 0.5, miss_prop: persisting}");
+  try {
+    load_kernel_description_string(miss, "p.yaml");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).starts_with("p.yaml:6:"));
+    CHECK(std::string(e.what()).find("'miss_prop': expected normal or streaming") != std::string::npos);
+  }
 }
 
 TEST_CASE("bad descriptions name the line, column and key") {

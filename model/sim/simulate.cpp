@@ -187,6 +187,8 @@ std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWi
                        units::format_size_exact(w.bytes), arch.name, units::format_size_exact(arch.l2.max_window_size));
   if (!(w.hit_ratio >= 0 && w.hit_ratio <= 1))
     return fmt::format("hit_ratio {} is outside [0, 1]: the CUDA runtime refuses it", w.hit_ratio);
+  if (w.miss_prop == L2Property::persisting)
+    return "miss_prop persisting: the CUDA runtime refuses it (a miss's property is normal or streaming)";
   return std::nullopt;
 }
 

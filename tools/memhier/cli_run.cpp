@@ -202,8 +202,9 @@ AccessPolicyWindow parse_window(const std::string& text) {
   if (!(w.hit_ratio >= 0 && w.hit_ratio <= 1)) throw InputError({"--window"}, parts[2], "hit_ratio must be in [0, 1]");
   if (parts.size() > 3 && !parse_l2_property(parts[3], w.hit_prop))
     throw InputError({"--window"}, parts[3], "expected normal, streaming or persisting");
-  if (parts.size() > 4 && !parse_l2_property(parts[4], w.miss_prop))
-    throw InputError({"--window"}, parts[4], "expected normal, streaming or persisting");
+  if (parts.size() > 4 && (!parse_l2_property(parts[4], w.miss_prop) || w.miss_prop == L2Property::persisting))
+    throw InputError({"--window"}, parts[4],
+                     "expected normal or streaming (the CUDA runtime refuses persisting for misses)");
   return w;
 }
 

@@ -298,8 +298,10 @@ void Parser::parse_l2(const YAML::Node& n) {
     }
     if (w["hit_prop"] && !parse_l2_property(scalar(w["hit_prop"], "hit_prop"), win.hit_prop))
       fail(w["hit_prop"], "hit_prop", "expected normal, streaming or persisting");
-    if (w["miss_prop"] && !parse_l2_property(scalar(w["miss_prop"], "miss_prop"), win.miss_prop))
-      fail(w["miss_prop"], "miss_prop", "expected normal, streaming or persisting");
+    if (w["miss_prop"] && (!parse_l2_property(scalar(w["miss_prop"], "miss_prop"), win.miss_prop) ||
+                           win.miss_prop == L2Property::persisting))
+      fail(w["miss_prop"], "miss_prop",
+           "expected normal or streaming (the CUDA runtime refuses persisting for misses)");
     k.windows.push_back(win);
   }
 }

@@ -62,6 +62,8 @@ int main() {
   struct Window {
     std::size_t bytes;
     float hit_ratio;
+    cudaAccessProperty hit = cudaAccessPropertyPersisting;
+    cudaAccessProperty miss = cudaAccessPropertyStreaming;
   };
   const Window windows[] = {{0, 1.0F},
                             {mib, 1.0F},
@@ -70,7 +72,15 @@ int main() {
                             {max_window + 4096, 1.0F},
                             {256 * mib, 1.0F},
                             {mib, 1.5F},
-                            {mib, -0.1F}};
+                            {mib, -0.1F},
+                            // The runtime API's documentation: missProp "must be either NORMAL or STREAMING".
+                            {mib, 0.5F, cudaAccessPropertyPersisting, cudaAccessPropertyPersisting},
+                            {mib, 0.5F, cudaAccessPropertyPersisting, cudaAccessPropertyNormal},
+                            {mib, 0.5F, cudaAccessPropertyStreaming, cudaAccessPropertyNormal},
+                            {mib, 0.5F, cudaAccessPropertyNormal, cudaAccessPropertyStreaming}};
+  auto prop = [](cudaAccessProperty p) {
+    return p == cudaAccessPropertyPersisting ? "persisting" : p == cudaAccessPropertyStreaming ? "streaming" : "normal";
+  };
   const std::size_t count = sizeof(windows) / sizeof(windows[0]);
   cudaStream_t s = nullptr;
   CHECK(cudaStreamCreate(&s));
@@ -82,8 +92,8 @@ int main() {
     v.accessPolicyWindow.base_ptr = buf;
     v.accessPolicyWindow.num_bytes = windows[i].bytes;
     v.accessPolicyWindow.hitRatio = windows[i].hit_ratio;
-    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    v.accessPolicyWindow.hitProp = windows[i].hit;
+    v.accessPolicyWindow.missProp = windows[i].miss;
     const cudaError_t e = cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v);
     cudaGetLastError();
     cudaStreamAttrValue back{};
@@ -92,10 +102,12 @@ int main() {
     const cudaError_t launch = cudaGetLastError();
     const cudaError_t sync = cudaStreamSynchronize(s);
     std::printf(
-        "    {\"num_bytes\": %zu, \"hit_ratio\": %.2f, \"result\": \"%s\", \"in_effect_num_bytes\": %zu, "
-        "\"in_effect_hit_ratio\": %.2f, \"launch\": \"%s\", \"sync\": \"%s\"}%s\n",
-        windows[i].bytes, windows[i].hit_ratio, name(e), back.accessPolicyWindow.num_bytes,
-        back.accessPolicyWindow.hitRatio, name(launch), name(sync), i + 1 < count ? "," : "");
+        "    {\"num_bytes\": %zu, \"hit_ratio\": %.2f, \"hit_prop\": \"%s\", \"miss_prop\": \"%s\", \"result\": "
+        "\"%s\", "
+        "\"in_effect_num_bytes\": %zu, \"in_effect_hit_ratio\": %.2f, \"launch\": \"%s\", \"sync\": \"%s\"}%s\n",
+        windows[i].bytes, windows[i].hit_ratio, prop(windows[i].hit), prop(windows[i].miss), name(e),
+        back.accessPolicyWindow.num_bytes, back.accessPolicyWindow.hitRatio, name(launch), name(sync),
+        i + 1 < count ? "," : "");
   }
   std::printf("  ],\n");
 
@@ -106,8 +118,8 @@ int main() {
     a.val.accessPolicyWindow.base_ptr = buf;
     a.val.accessPolicyWindow.num_bytes = windows[i].bytes;
     a.val.accessPolicyWindow.hitRatio = windows[i].hit_ratio;
-    a.val.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-    a.val.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    a.val.accessPolicyWindow.hitProp = windows[i].hit;
+    a.val.accessPolicyWindow.missProp = windows[i].miss;
     cudaLaunchConfig_t c{};
     c.gridDim = dim3(n / 256);
     c.blockDim = dim3(256);
@@ -117,8 +129,12 @@ int main() {
     const cudaError_t e = cudaLaunchKernelEx(&c, touch, buf, n);
     cudaGetLastError();
     const cudaError_t sync = cudaStreamSynchronize(s);
-    std::printf("    {\"num_bytes\": %zu, \"hit_ratio\": %.2f, \"result\": \"%s\", \"sync\": \"%s\"}%s\n",
-                windows[i].bytes, windows[i].hit_ratio, name(e), name(sync), i + 1 < count ? "," : "");
+    std::printf(
+        "    {\"num_bytes\": %zu, \"hit_ratio\": %.2f, \"hit_prop\": \"%s\", \"miss_prop\": \"%s\", \"result\": "
+        "\"%s\", "
+        "\"sync\": \"%s\"}%s\n",
+        windows[i].bytes, windows[i].hit_ratio, prop(windows[i].hit), prop(windows[i].miss), name(e), name(sync),
+        i + 1 < count ? "," : "");
   }
   std::printf("  ]\n}\n");
   CHECK(cudaStreamDestroy(s));

@@ -111,7 +111,8 @@ struct L2Residency {
 // (cudaStreamSetAttribute, a launch attribute) on `arch`, or nullopt when it accepts it. Refused on the H100
 // (validate/results/h100-2026-11-27/probe, cudaErrorInvalidValue): a set-aside past persistingL2CacheMaxSize
 // (l2.persisting_max) by one byte, a window past accessPolicyMaxWindowSize (l2.max_window_size) by one page, a
-// hitRatio outside [0, 1]. An architecture whose l2.persisting_max or l2.max_window_size is 0B has none.
+// hitRatio outside [0, 1], a missProp of persisting. An architecture whose l2.persisting_max or l2.max_window_size is
+// 0B has none.
 std::optional<std::string> set_aside_problem(const Arch& arch, std::uint64_t set_aside);
 std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w);
 
