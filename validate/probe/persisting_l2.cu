@@ -18,11 +18,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-
-__global__ void persisting_l2_window(const float* stream, const float* hot, float* out, long long n, long long hot_n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = stream[i] + hot[i % hot_n];
-}
+#include "persisting_window.cuh"
 
 struct Config {
   const char* name;
@@ -104,23 +100,7 @@ int main(int argc, char** argv) {
     lc.attrs = cfg.window ? &attr : nullptr;
     lc.numAttrs = cfg.window ? 1 : 0;
     std::vector<double> first, second;
-    for (int r = 0; r <= runs; ++r) {
-      CHECK(cudaEventRecord(ev[0], st));
-      CHECK(cudaLaunchKernelEx(&lc, persisting_l2_window, static_cast<const float*>(stream),
-                               static_cast<const float*>(hot), out, n, hot_n));
-      CHECK(cudaEventRecord(ev[1], st));
-      CHECK(cudaLaunchKernelEx(&lc, persisting_l2_window, static_cast<const float*>(stream),
-                               static_cast<const float*>(hot), out, n, hot_n));
-      CHECK(cudaEventRecord(ev[2], st));
-      CHECK(cudaEventSynchronize(ev[2]));
-      CHECK(cudaGetLastError());
-      if (r == 0) continue;  // warm-up pair
-      float a = 0, b = 0;
-      CHECK(cudaEventElapsedTime(&a, ev[0], ev[1]));
-      CHECK(cudaEventElapsedTime(&b, ev[1], ev[2]));
-      first.push_back(a * 1000.0);
-      second.push_back(b * 1000.0);
-    }
+    if (time_pairs(lc, stream, hot, out, n, hot_n, runs, ev, first, second) != 0) return 1;
     std::sort(first.begin(), first.end());
     std::sort(second.begin(), second.end());
     std::printf(

@@ -17,11 +17,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-
-__global__ void persisting_l2_window(const float* stream, const float* hot, float* out, long long n, long long hot_n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = stream[i] + hot[i % hot_n];
-}
+#include "persisting_window.cuh"
 
 // `kinds`: the same stream read only (a warp's sum stored once) and written only, with no window.
 __global__ void read_only(const float* stream, float* out, long long n) {
@@ -82,22 +78,8 @@ int main(int argc, char** argv) {
       lc.stream = st;
       lc.attrs = window != 0 ? &attr : nullptr;
       lc.numAttrs = window != 0 ? 1 : 0;
-      std::vector<double> second;
-      for (int r = 0; r <= runs; ++r) {
-        CHECK(cudaEventRecord(ev[0], st));
-        CHECK(cudaLaunchKernelEx(&lc, persisting_l2_window, static_cast<const float*>(stream),
-                                 static_cast<const float*>(hot), out, n, hot_n));
-        CHECK(cudaEventRecord(ev[1], st));
-        CHECK(cudaLaunchKernelEx(&lc, persisting_l2_window, static_cast<const float*>(stream),
-                                 static_cast<const float*>(hot), out, n, hot_n));
-        CHECK(cudaEventRecord(ev[2], st));
-        CHECK(cudaEventSynchronize(ev[2]));
-        CHECK(cudaGetLastError());
-        if (r == 0) continue;  // warm-up pair
-        float b = 0;
-        CHECK(cudaEventElapsedTime(&b, ev[1], ev[2]));
-        second.push_back(b * 1000.0);
-      }
+      std::vector<double> first, second;
+      if (time_pairs(lc, stream, hot, out, n, hot_n, runs, ev, first, second) != 0) return 1;
       std::sort(second.begin(), second.end());
       std::printf(
           "    %s{\"window\": %s, \"ways\": %zu, \"set_aside_granted_bytes\": %zu, \"launch2_us_median\": %.3f, "
