@@ -68,6 +68,8 @@ void add_residency_options(po::options_description& options);
 // "base,bytes,hit_ratio[,hit_prop[,miss_prop]]": base in hex (0x...) or decimal, bytes with or without a unit;
 // InputError naming --window.
 AccessPolicyWindow parse_window(const std::string& text);
+// A hit ratio: a number in [0, 1] and nothing after it (--window's, sweep's --vary hit_ratio=...), else nullopt.
+std::optional<double> parse_hit_ratio(const std::string& text);
 // Reads them into opt.window and opt.persisting_set_aside.
 void read_residency_options(const po::variables_map& vm, SimOptions& opt);
 // What the CUDA runtime refuses on `arch` (set_aside_problem, window_problem): an InputError naming the flag.

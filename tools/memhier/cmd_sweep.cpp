@@ -211,16 +211,9 @@ int run_sweep(const std::vector<std::string>& args) {
             fmt::format("memhier sweep: --vary set_aside={} on {}: {}", it->second, p.arch.name, *problem));
     }
     if (const auto it = p.values.find("hit_ratio"); it != p.values.end()) {
-      double ratio = -1;
-      try {
-        std::size_t used = 0;
-        ratio = std::stod(it->second, &used);
-        if (used != it->second.size()) ratio = -1;
-      } catch (const std::exception&) {
-      }
-      if (!(ratio >= 0 && ratio <= 1))
+      p.options.window_hit_ratio = parse_hit_ratio(it->second);
+      if (!p.options.window_hit_ratio)
         throw UsageError(fmt::format("memhier sweep: --vary hit_ratio={}: expected a number in [0, 1]", it->second));
-      p.options.window_hit_ratio = ratio;
     }
   }
 

@@ -1,5 +1,6 @@
 // `memhier trace gen|info|dump|convert`: make, inspect and convert traces.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 
@@ -172,17 +173,16 @@ int run_info(const std::vector<std::string>& args) {
       parts.push_back(fmt::format("set-aside {}", units::format_size_exact(l.persisting_set_aside_bytes)));
     for (const AccessPolicyWindow& w : l.windows) parts.push_back(window_text(w));
     if (l.reset_persisting) parts.emplace_back("persisting lines reset before it");
-    std::string out;
-    for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
-    return out;
+    return fmt::format("{}", fmt::join(parts, "; "));
   };
-  for (std::size_t i = 0; i < kernels.size();) {
-    const std::string r = residency(kernels[i].launch);
+  std::vector<std::string> asked;
+  for (const auto& k : kernels) asked.push_back(residency(k.launch));
+  for (std::size_t i = 0; i < asked.size();) {
     std::size_t j = i + 1;
-    while (j < kernels.size() && residency(kernels[j].launch) == r) ++j;
-    if (!r.empty())
+    while (j < asked.size() && asked[j] == asked[i]) ++j;
+    if (!asked[i].empty())
       std::cout << (j - i == 1 ? fmt::format("launch {}", i) : fmt::format("launches {}-{}", i, j - 1))
-                << ": L2 residency: " << r << "\n";
+                << ": L2 residency: " << asked[i] << "\n";
     i = j;
   }
   return kExitOk;
