@@ -925,6 +925,28 @@ TEST_CASE("L2 slice: past the dirty-line limit a write cleans the set's oldest d
   CHECK(all.c.dram_write_bytes == 3 * 128);
 }
 
+TEST_CASE("L2 slice: a set-aside's smaller dirty-line limit takes effect at once, set by set") {
+  // One set of 16 ways with the H100's 8 dirty lines: four written lines stay dirty. With 10 ways set aside the limit
+  // is 3 (l2_dirty_ways): the next line made dirty cleans the set's oldest dirty one, and only one, though the set
+  // then holds 4 dirty lines over the limit.
+  Group g(16, 8);
+  for (std::uint64_t line : {1, 2, 3, 4}) g.replay(request(line, L2Op::write, 0, 0));
+  CHECK(g.c.dram_write_bytes == 0);
+  g.slices[0].set_dirty_ways(3);
+  g.replay(request(4, L2Op::write, 0, 0));  // already dirty: nothing changes
+  CHECK(g.c.dram_write_bytes == 0);
+  g.replay(request(5, L2Op::write, 0, 0));  // a fifth dirty line: line 1 goes back
+  CHECK(g.c.dram_write_bytes == 128);
+  g.replay(request(6, L2Op::write, 0, 0));  // a sixth: line 2
+  CHECK(g.c.dram_write_bytes == 256);
+  g.replay(request(1, L2Op::read, 0, 0));  // line 1 stayed, clean: a hit
+  CHECK(g.c.l2_read_hits == 4);
+  // Back to 8 (the set-aside released): the set's 4 dirty lines are under it, so a new one cleans nothing.
+  g.slices[0].set_dirty_ways(8);
+  g.replay(request(7, L2Op::write, 0, 0));
+  CHECK(g.c.dram_write_bytes == 256);
+}
+
 TEST_CASE("constant cache: four lines of a set fit, a fifth evicts the least recently used") {
   // The H100's 2 KB of 64-byte lines in 8 sets of 4 ways, a line in set line mod 8, as SmFront looks them up.
   SetCache c({64, 64, 8, 4});

@@ -740,6 +740,46 @@ TEST_CASE("L2 persisting window keeps a reused buffer resident while a stream pa
   CHECK(without.l2_read_hits < 15 * 2048 / 4);
 }
 
+TEST_CASE("L2 residency: a set-aside leaves dirty lines fewer ways, as on the H100, though no line persists") {
+  // validate/results/h100-2026-11-27b/probe: a write-only kernel over 16 MiB, run in a loop (no flush), writes 0.56 MB
+  // back to DRAM a launch with nothing set aside and 16.12 MB (nearly all of it) with 10 of 16 ways set aside; its
+  // footprint kept dirty shrinks from 8 ways' worth to 13 less the ways set aside (l2.clean_ways_min 3).
+  const Arch a = h100();
+  CHECK(l2_dirty_ways(a, 0) == 8);
+  CHECK(l2_dirty_ways(a, 5) == 8);
+  CHECK(l2_dirty_ways(a, 6) == 7);
+  CHECK(l2_dirty_ways(a, 10) == 3);
+  CHECK(l2_dirty_ways(a, 16) == 1);  // never none
+  Arch no_margin = a;
+  no_margin.l2.clean_ways_min = 0;
+  CHECK(l2_dirty_ways(no_margin, 10) == 8);
+  no_margin.l2.dirty_fraction_max = 0;
+  CHECK(l2_dirty_ways(no_margin, 10) == 0);  // every way
+  const std::string yaml = R"(kernel: l2cap_write
+params: {n: 1 << 22}
+launches: 3
+launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
+arrays: {out: {element: 4, length: n}}
+body:
+  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
+  - store: out[i]
+)";
+  auto steady = [&](std::uint64_t set_aside) {
+    SimOptions opt;
+    opt.flush_between_launches = false;
+    opt.persisting_set_aside = set_aside;
+    auto src = load_kernel_description_string(yaml, "sim.yaml");
+    return simulate(a, *src, opt).back();
+  };
+  const KernelSim none = steady(0), ten = steady(32768000);
+  CHECK(none.residency.dirty_ways == 8);
+  CHECK(ten.residency.dirty_ways == 3);
+  CHECK(ten.residency.persisting_ways == 10);
+  CHECK(none.counters.dram_write_bytes < 1000000);
+  CHECK(ten.counters.dram_write_bytes == doctest::Approx(16.12e6).epsilon(0.05));
+  CHECK(ten.counters.dram_read_bytes == 0);
+}
+
 TEST_CASE("L2 residency: what the CUDA runtime refuses is refused in options and left out of a trace's launch") {
   // The H100's answers (validate/results/h100-2026-11-27/probe/residency_limits.json): persistingL2CacheMaxSize
   // 32768000 and accessPolicyMaxWindowSize 134217728 are accepted, one byte (a page) more is cudaErrorInvalidValue;

@@ -143,6 +143,8 @@ void check_caches(const Arch& a, const Checker& c) {
   c.require(l2.persisting_max <= l2.size, "l2.persisting_max", "cannot exceed l2.size");
   c.require(l2.dirty_fraction_max >= 0 && l2.dirty_fraction_max <= 1, "l2.dirty_fraction_max",
             "must be between 0 and 1 (absent: every way may hold a dirty line)");
+  c.require(l2.clean_ways_min >= 0 && l2.clean_ways_min < l2.associativity, "l2.clean_ways_min",
+            "must be at least 0 and below l2.associativity (absent or 0: dirty lines may take every way)");
   c.require(l2.partial_sectors_max >= 0, "l2.partial_sectors_max", "must not be negative (absent or 0: no limit)");
   c.require(l2.persisting_max == 0 || a.compute_capability.major >= 8, "l2.persisting_max",
             "L2 persistence needs compute capability 8.0 or later; use 0B");

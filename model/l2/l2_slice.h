@@ -69,6 +69,9 @@ class alignas(128) L2Slice {
  public:
   explicit L2Slice(const L2SliceSpec& spec);
   void set_persisting_ways(std::uint32_t ways) { m_cache.set_persisting_ways(ways); }
+  // The dirty lines a set may hold from now (0: every way). A set holding more keeps them until a clean line of it
+  // turns dirty, which writes back the oldest one.
+  void set_dirty_ways(std::uint32_t ways) { m_spec.dirty_ways = ways; }
   [[nodiscard]] std::uint32_t sets() const { return m_spec.geometry.sets; }
   void demote_persisting() { m_cache.demote_persisting(); }
   void prefetch(std::uint32_t set) const { m_cache.prefetch(set); }

@@ -77,6 +77,7 @@ nlohmann::json residency_to_json(const L2Residency& r) {
   return {{"set_aside_requested_bytes", r.set_aside_requested},
           {"set_aside_granted_bytes", r.set_aside_granted},
           {"persisting_ways", r.persisting_ways},
+          {"dirty_ways", r.dirty_ways},
           {"windows", windows},
           {"left_out", r.left_out}};
 }

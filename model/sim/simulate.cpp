@@ -137,12 +137,7 @@ Machine make_machine(const Arch& arch, int threads) {
   const L2Spec& l2 = arch.l2;
   CacheGeometry g{l2.line, l2.sector, 0, static_cast<std::uint32_t>(l2.associativity)};
   g.sets = static_cast<std::uint32_t>(l2.size / (static_cast<std::uint64_t>(l2.slices) * l2.associativity * l2.line));
-  // A share of the ways, at least one; 0 (all of them) when the arch sets no limit or the share rounds to every way.
-  std::uint32_t dirty_ways = 0;
-  if (l2.dirty_fraction_max > 0) {
-    const auto ways = static_cast<std::uint32_t>(std::max(1.0, std::floor(l2.dirty_fraction_max * g.ways)));
-    if (ways < g.ways) dirty_ways = ways;
-  }
+  const std::uint32_t dirty_ways = l2_dirty_ways(arch, 0);  // each launch sets its own (its set-aside's)
   // The L2's limit shared evenly by its slices, at least one each.
   const auto partial_max = static_cast<std::uint32_t>(
       l2.partial_sectors_max <= 0 ? 0 : std::max(1, (l2.partial_sectors_max + l2.slices - 1) / l2.slices));
@@ -177,6 +172,23 @@ std::optional<std::string> set_aside_problem(const Arch& arch, std::uint64_t set
     return fmt::format("more than {}'s l2.persisting_max, {}: cudaDeviceSetLimit refuses it", arch.name,
                        units::format_size_exact(arch.l2.persisting_max));
   return std::nullopt;
+}
+
+// The H100 (validate/results/h100-2026-11-27b/probe, l2_capacity.cu at 0 to 10 of 16 ways set aside, no window):
+// reads keep the whole L2 whatever the set-aside, but the footprint a write-only kernel keeps dirty from launch to
+// launch shrinks from 8 ways' worth (half its DRAM writes back at 8.5 ways of footprint with 0 or 4 ways set aside)
+// to 7.3, 5.3, 4.7 and 3.4 ways' worth at 6, 8, 9 and 10 set aside: 13 less the set-aside, 3 of the ways left kept
+// clean (l2.clean_ways_min).
+std::uint32_t l2_dirty_ways(const Arch& arch, std::uint32_t persisting_ways) {
+  const auto ways = static_cast<std::int64_t>(arch.l2.associativity);
+  std::int64_t limit = ways;
+  if (arch.l2.dirty_fraction_max > 0)
+    limit = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(std::floor(arch.l2.dirty_fraction_max * static_cast<double>(ways))));
+  if (arch.l2.clean_ways_min > 0)
+    limit = std::min(limit, std::max<std::int64_t>(
+                                1, ways - std::min<std::int64_t>(persisting_ways, ways) - arch.l2.clean_ways_min));
+  return limit >= ways ? 0 : static_cast<std::uint32_t>(limit);
 }
 
 std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w) {
@@ -302,10 +314,12 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         static_cast<std::uint32_t>(std::min(ways, (set_aside * ways + arch.l2.size - 1) / arch.l2.size));
     residency.persisting_ways = persist_ways;
     residency.set_aside_granted = ways == 0 ? 0 : arch.l2.size / ways * persist_ways;
+    residency.dirty_ways = l2_dirty_ways(arch, persist_ways);
     for (L2Slice& s : machine.slices) {
       if (options.flush_between_launches) s.flush(total);
       if (launch.reset_persisting) s.demote_persisting();
       s.set_persisting_ways(persist_ways);
+      s.set_dirty_ways(residency.dirty_ways);
     }
     if (options.flush_between_launches) {  // write-backs of the previous launch are not this one's traffic
       total = {};

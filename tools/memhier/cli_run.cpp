@@ -141,10 +141,12 @@ std::string window_text(const AccessPolicyWindow& w) {
 
 std::string residency_line(const Arch& arch, const L2Residency& r) {
   std::vector<std::string> parts;
-  if (r.set_aside_granted != 0)  // else none was asked, or it was refused (left_out says so)
+  if (r.set_aside_granted != 0) {  // else none was asked, or it was refused (left_out says so)
     parts.push_back(
         fmt::format("set-aside {} asked, {} granted ({} of {} ways)", units::format_size_exact(r.set_aside_requested),
                     units::format_size_exact(r.set_aside_granted), r.persisting_ways, arch.l2.associativity));
+    if (r.dirty_ways != 0) parts.back() += fmt::format(", dirty lines at most {} ways a set", r.dirty_ways);
+  }
   for (const AccessPolicyWindow& w : r.windows) parts.push_back(window_text(w));
   if (!r.left_out.empty()) parts.push_back(r.left_out);
   return fmt::format("{}", fmt::join(parts, "; "));
@@ -160,8 +162,9 @@ std::string residency_caveat(const Arch& arch, const KernelSim& k) {
   return fmt::format(
       "{} on {}: {} of {} L2 ways set aside, {} left to lines that are written back; on the H100 a streaming copy ran "
       "1.03x, 1.11x, 1.52x and 1.93x the time with 7, 8, 9 and 10 of 16 ways set aside, a write-only stream 1.27x and "
-      "1.36x with 9 and 10, a read-only one unchanged (validate/results/h100-2026-11-27), which this prediction does "
-      "not include",
+      "1.36x with 9 and 10 (both moving DRAM bytes at 1.06-1.23 TB/s there), a read-only one unchanged "
+      "(validate/results/h100-2026-11-27, -27b); this prediction counts the write-backs of the set's smaller dirty-line "
+      "limit but not that slower rate",
       k.launch.name, arch.name, k.residency.persisting_ways, ways, ways - k.residency.persisting_ways);
 }
 

@@ -2,8 +2,9 @@
 """Compares validate/probe/l2_capacity.cu's measured steady state (ncu, the last of three launches) with memhier's
 prediction of the same kernels (validate/probe/l2_capacity/*.yaml, three launches with --keep-cache).
 
-Usage: compare_l2_capacity.py PROBE_DIR [MEMHIER] [--arch h100] [--max-error POINTS]
-PROBE_DIR holds l2_capacity.json and l2_capacity_ncu.csv (run_l2_capacity.sh's output). The error of a configuration is
+Usage: compare_l2_capacity.py PROBE_DIR [MEMHIER] [--arch h100] [--name NAME] [--max-error POINTS]
+PROBE_DIR holds NAME.json and NAME_ncu.csv (NAME l2_capacity: run_l2_capacity.sh's output; l2_capacity_wN: run at N
+ways set aside by run_l2_setaside.sh, which the simulations then run with as --set-aside). The error of a configuration is
 |measured - predicted| DRAM bytes of the kind its kernel moves (reads for read and copy, writes for copy and write) in
 points of its footprint; --max-error makes it exit 1 when their mean exceeds POINTS (the ctest l2_capacity_probe)."""
 import argparse
@@ -17,22 +18,24 @@ import ncu_csv
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def measured(probe_dir):
+def measured(probe_dir, stem):
     """(kernel, footprint MiB) -> metrics of the configuration's last launch."""
-    for name in ("l2_capacity_ncu.csv", "l2_capacity.json"):
+    for name in (f"{stem}_ncu.csv", f"{stem}.json"):
         if not (probe_dir / name).is_file():
             raise SystemExit(f"compare_l2_capacity: {probe_dir / name}: missing (run_l2_capacity.sh writes it)")
-    launches = ncu_csv.launches(probe_dir / "l2_capacity_ncu.csv")
-    configs = json.loads((probe_dir / "l2_capacity.json").read_text())["configs"]
+    launches = ncu_csv.launches(probe_dir / f"{stem}_ncu.csv")
+    configs = json.loads((probe_dir / f"{stem}.json").read_text())["configs"]
     ids = sorted(launches)
     if len(ids) != 3 * len(configs):
         raise SystemExit(f"{len(ids)} profiled launches for {len(configs)} configurations (expected 3 each)")
     return {(c["kernel"], c["footprint_mib"]): launches[ids[3 * i + 2]] for i, c in enumerate(configs)}
 
 
-def predicted(memhier, arch, kernel, n):
+def predicted(memhier, arch, kernel, n, set_aside):
     cmd = [memhier, "simulate", str(HERE / "l2_capacity" / f"{kernel}.yaml"), "--arch", arch, "--keep-cache", "--json",
            "--set", f"n={n}"]
+    if set_aside:
+        cmd += ["--set-aside", str(set_aside)]
     return memhier_json.run(cmd)[-1]["counters"]
 
 
@@ -41,13 +44,17 @@ def main():
     ap.add_argument("probe_dir", type=pathlib.Path)
     ap.add_argument("memhier", nargs="?", default="build/release/tools/memhier")
     ap.add_argument("--arch", default="h100")
+    ap.add_argument("--name", default="l2_capacity", help="the probe files' stem (default l2_capacity)")
     ap.add_argument("--max-error", type=float, help="exit 1 if the mean error (points of footprint) exceeds this")
     ap.add_argument("--jobs", type=int, default=2, help="simulations run at once")
     args = ap.parse_args()
-    meas = measured(args.probe_dir)
-    configs = json.loads((args.probe_dir / "l2_capacity.json").read_text())["configs"]
+    meas = measured(args.probe_dir, args.name)
+    probe = json.loads((args.probe_dir / f"{args.name}.json").read_text())
+    configs, set_aside = probe["configs"], probe.get("set_aside_bytes", 0)
+    if set_aside:
+        print(f"set-aside {set_aside} B ({probe.get('set_aside_ways')} ways), no window")
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        preds = list(pool.map(lambda c: predicted(args.memhier, args.arch, c["kernel"], c["n"]), configs))
+        preds = list(pool.map(lambda c: predicted(args.memhier, args.arch, c["kernel"], c["n"], set_aside), configs))
     print(f"{'kernel':6} {'MiB':>4} | {'DRAM read MB':>19} | {'DRAM write MB':>19} | {'L2 read hit %':>15}")
     print(f"{'':6} {'':>4} | {'measured':>9} {'model':>9} | {'measured':>9} {'model':>9} | "
           f"{'measured':>7} {'model':>7}")

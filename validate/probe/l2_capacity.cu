@@ -8,7 +8,9 @@
 // For each S and kernel: two warm-up launches, then `runs` launches back to back, each timed alone with CUDA events
 // (no flush between them: the steady state of a kernel run in a loop). Under ncu (runs = 1) the last launch of each
 // configuration gives the L2 hits and DRAM bytes of that steady state.
-// Usage: l2_capacity [runs] (default 10). Output: one JSON object on stdout.
+// With `ways` (0 to the device's persistingL2CacheMaxSize in ways of l2CacheSize / 16), the persisting set-aside is
+// that many ways (cudaDeviceSetLimit) and no window is set: what an unused set-aside leaves the kernels' normal lines.
+// Usage: l2_capacity [runs] [ways] (default 10 runs, no set-aside). Output: one JSON object on stdout.
 // Build: nvcc -O2 -arch=sm_90 l2_capacity.cu -o l2_capacity
 #include <cuda_runtime.h>
 
@@ -41,18 +43,26 @@ __global__ void fill(float* a, long long n) {
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
-  if (runs < 1) {
-    std::fprintf(stderr, "usage: l2_capacity [runs >= 1]\n");
-    return 2;
-  }
+  const int ways = argc > 2 ? std::atoi(argv[2]) : 0;
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
+  const std::size_t way = static_cast<std::size_t>(prop.l2CacheSize) / 16;
+  if (runs < 1 || ways < 0 ||
+      static_cast<std::size_t>(ways) * way > static_cast<std::size_t>(prop.persistingL2CacheMaxSize)) {
+    std::fprintf(stderr, "usage: l2_capacity [runs >= 1] [ways: 0 to %zu]\n",
+                 static_cast<std::size_t>(prop.persistingL2CacheMaxSize) / way);
+    return 2;
+  }
   const std::vector<int> sizes_mib{4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 96};
   const long long max_floats = 96LL << 20 >> 2;
   float *a = nullptr, *b = nullptr, *sink = nullptr;
   CHECK(cudaMalloc(&a, sizeof(float) * max_floats));
   CHECK(cudaMalloc(&b, sizeof(float) * max_floats));
   CHECK(cudaMalloc(&sink, sizeof(float)));
+  CHECK(cudaCtxResetPersistingL2Cache());
+  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(ways) * way));
+  std::size_t granted = 0;
+  CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
   const int threads = 256;
   auto blocks = [&](long long n) { return static_cast<unsigned>((n + threads - 1) / threads); };
   fill<<<blocks(max_floats), threads>>>(a, max_floats);
@@ -63,8 +73,8 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&stop));
   std::printf(
       "{\n  \"name\": \"%s\",\n  \"l2_bytes\": %d,\n  \"runs\": %d,\n  \"threads_per_block\": %d,\n"
-      "  \"configs\": [\n",
-      prop.name, prop.l2CacheSize, runs, threads);
+      "  \"set_aside_ways\": %d,\n  \"set_aside_bytes\": %zu,\n  \"configs\": [\n",
+      prop.name, prop.l2CacheSize, runs, threads, ways, granted);
   const char* kernels[] = {"read", "copy", "write"};
   bool first = true;
   for (const char* kernel : kernels) {
@@ -99,5 +109,6 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n  ]\n}\n");
+  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
   return 0;
 }

@@ -97,6 +97,7 @@ struct L2Spec {
   std::uint64_t persisting_max = 0;          // cudaDeviceProp::persistingL2CacheMaxSize; 0: unsupported
   std::uint64_t max_window_size = 0;         // cudaDeviceProp::accessPolicyMaxWindowSize; 0: unsupported
   double dirty_fraction_max = 0;             // share of a set's ways that may hold dirty lines; 0: all of them
+  int clean_ways_min = 0;  // of the ways a persisting set-aside leaves a set, those dirty lines may not take; 0: none
   int partial_sectors_max = 0;  // partly written sectors the whole L2 holds (more: the oldest is filled); 0: any
 };
 

@@ -98,9 +98,11 @@ struct SimCounters {
 // The L2 residency control a launch ran with: the set-aside (cudaLimitPersistingL2CacheSize) and access-policy
 // windows of SimOptions where given, else the trace's, as far as the architecture has them.
 struct L2Residency {
-  std::uint64_t set_aside_requested = 0;    // bytes asked for
-  std::uint64_t set_aside_granted = 0;      // whole ways, rounded up: what cudaDeviceGetLimit then reads back
-  std::uint32_t persisting_ways = 0;        // of l2.associativity
+  std::uint64_t set_aside_requested = 0;  // bytes asked for
+  std::uint64_t set_aside_granted = 0;    // whole ways, rounded up: what cudaDeviceGetLimit then reads back
+  std::uint32_t persisting_ways = 0;      // of l2.associativity
+  // Dirty lines a set may hold (more: the oldest is written back), l2_dirty_ways(); 0: every way.
+  std::uint32_t dirty_ways = 0;
   std::vector<AccessPolicyWindow> windows;  // in effect
   // Why the trace's set-aside or windows were left out, or empty: the CUDA runtime refuses them on this
   // architecture (set_aside_problem(), window_problem()), so the launch runs as it would after the refused call.
@@ -114,6 +116,11 @@ struct L2Residency {
 // hitRatio outside [0, 1], a missProp of persisting. An architecture whose l2.persisting_max or l2.max_window_size is
 // 0B has none.
 std::optional<std::string> set_aside_problem(const Arch& arch, std::uint64_t set_aside);
+// Dirty lines an L2 set may hold with `persisting_ways` of its ways set aside (more: the oldest is written back):
+// l2.dirty_fraction_max of its ways, and at most the ways the set-aside leaves less l2.clean_ways_min, at least one;
+// 0 when neither limits them (every way). H100 (validate/results/h100-2026-11-27b): 8 of 16 up to 5 ways set aside,
+// then 13 less the ways set aside, though no line persists.
+std::uint32_t l2_dirty_ways(const Arch& arch, std::uint32_t persisting_ways);
 std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w);
 
 struct KernelSim {
