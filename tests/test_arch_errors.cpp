@@ -150,6 +150,8 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(key_of("  dirty_fraction_max: 0.5 ", "  dirty_fraction_max: 1.5 ") == "l2.dirty_fraction_max");
   CHECK(key_of("  dirty_fraction_max: 0.5 ", "  dirty_fraction_max: -0.5 ") == "l2.dirty_fraction_max");
   CHECK(key_of("  partial_sectors_max: 102400 ", "  partial_sectors_max: -1 ") == "l2.partial_sectors_max");
+  CHECK(key_of("  clean_ways_min: 3 ", "  clean_ways_min: 16 ") == "l2.clean_ways_min");  // every way of 16
+  CHECK(key_of("  clean_ways_min: 3 ", "  clean_ways_min: -1 ") == "l2.clean_ways_min");
   CHECK(key_of("  miss_merge_sms: 2 ", "  miss_merge_sms: 4 ") == "l1.miss_merge_sms");
   CHECK(key_of("  effective_bandwidth: 2.78TB/s", "  effective_bandwidth: 4TB/s") == "dram.effective_bandwidth");
   CHECK(key_of("  row_bytes: 1KiB", "  row_bytes: 64B") == "dram.row_bytes");
