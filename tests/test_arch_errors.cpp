@@ -22,6 +22,18 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "l3");
     CHECK(e.where().line == 3);
   }
+  WHEN("a list of numbers is not one") {
+    const std::string list = "  setaside_write_cost: [";
+    auto scalar = load_error(h100_with(list, "  setaside_write_cost: 2.5  #"));
+    CHECK(scalar.key() == "l2.setaside_write_cost");
+    CHECK(scalar.message().find("expected a list of numbers such as [0, 0.5]") != std::string::npos);
+    auto word = load_error(h100_with(list, "  setaside_write_cost: [0, slow]  #"));
+    CHECK(word.key() == "l2.setaside_write_cost");
+    CHECK(word.where().line > 0);
+    auto negative = load_error(h100_with(list, "  setaside_write_cost: [0, -1]  #"));
+    CHECK(negative.key() == "l2.setaside_write_cost");
+    CHECK(negative.message().find("expected a non-negative number, got '-1'") != std::string::npos);
+  }
   WHEN("a required key is missing") {
     auto e = load_error(h100_with("  latency_cycles: 38 ", ""));
     CHECK(e.key() == "l1.latency_cycles");

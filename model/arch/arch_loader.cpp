@@ -75,11 +75,13 @@ void apply_field(Arch& arch, const ArchField& field, const Leaf& leaf, const std
   const YAML::Node& v = leaf.value;
   SourceLocation loc = at(file, leaf.mark);
   try {
-    if (field.kind == FieldKind::bytes_list) {
-      if (!v.IsSequence()) throw std::invalid_argument("expected a list of sizes such as [0KiB, 8KiB]");
+    if (field.kind == FieldKind::bytes_list || field.kind == FieldKind::number_list) {
+      const char* expected = field.kind == FieldKind::bytes_list ? "expected a list of sizes such as [0KiB, 8KiB]"
+                                                                 : "expected a list of numbers such as [0, 0.5]";
+      if (!v.IsSequence()) throw std::invalid_argument(expected);
       std::vector<std::string> items;
       for (const auto& item : v) {
-        if (!item.IsScalar()) throw std::invalid_argument("expected a list of sizes such as [0KiB, 8KiB]");
+        if (!item.IsScalar()) throw std::invalid_argument(expected);
         items.push_back(item.Scalar());
       }
       set_arch_field(arch, field, items);

@@ -138,6 +138,9 @@ constexpr std::array kFields{
   ArchField{"l2.clean_ways_min", K::count, false,
             "of the ways a persisting set-aside leaves a set, how many dirty lines may not take; absent or 0: none",
             [](Arch& a) -> FieldRef { return &a.l2.clean_ways_min; }},
+  ArchField{"l2.setaside_write_cost", K::number_list, false,
+            "by ways set aside: extra DRAM time of a byte written back, in bytes at dram.effective_bandwidth; absent: 0",
+            [](Arch& a) -> FieldRef { return &a.l2.setaside_write_cost; }},
   ArchField{"l2.partial_sectors_max", K::count, false,
             "partly written sectors the L2 holds (more: the oldest is written and fetched whole); absent or 0: any",
             [](Arch& a) -> FieldRef { return &a.l2.partial_sectors_max; }},
@@ -267,8 +270,9 @@ void set_arch_field(Arch& arch, const ArchField& field, std::string_view text) {
     case K::replacement:
       *std::get<Replacement*>(ref) = parse_replacement(text);
       return;
-    case K::bytes_list: {
-      // Command-line form: comma-separated sizes, optionally in brackets.
+    case K::bytes_list:
+    case K::number_list: {
+      // Command-line form: comma-separated items, optionally in brackets.
       std::string_view s = text;
       if (!s.empty() && s.front() == '[') s.remove_prefix(1);
       if (!s.empty() && s.back() == ']') s.remove_suffix(1);
@@ -285,6 +289,13 @@ void set_arch_field(Arch& arch, const ArchField& field, std::string_view text) {
 }
 
 void set_arch_field(Arch& arch, const ArchField& field, const std::vector<std::string>& items) {
+  if (field.kind == K::number_list) {
+    std::vector<double> numbers;
+    numbers.reserve(items.size());
+    for (const std::string& item : items) numbers.push_back(parse_number(item, "number"));
+    *std::get<std::vector<double>*>(field.ref(arch)) = std::move(numbers);
+    return;
+  }
   if (field.kind != K::bytes_list) throw std::invalid_argument("expected a single value, got a list");
   std::vector<std::uint64_t> values;
   values.reserve(items.size());
@@ -325,6 +336,11 @@ std::string format_arch_field(const Arch& arch, const ArchField& field) {
       }
       return out + "]";
     }
+    case K::number_list: {
+      std::string out = "[";
+      for (double v : *std::get<std::vector<double>*>(ref)) out += fmt::format("{}{:g}", out.size() > 1 ? ", " : "", v);
+      return out + "]";
+    }
   }
   return {};
 }
@@ -341,6 +357,8 @@ std::string_view to_string(FieldKind kind) {
       return "bytes";
     case K::bytes_list:
       return "bytes list";
+    case K::number_list:
+      return "number list";
     case K::bandwidth:
       return "bandwidth";
     case K::bytes_per_clock:

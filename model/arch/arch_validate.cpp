@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cmath>
 
 #include "memhier/arch_loader.h"
 #include "memhier/units.h"
@@ -145,6 +146,8 @@ void check_caches(const Arch& a, const Checker& c) {
             "must be between 0 and 1 (absent: every way may hold a dirty line)");
   c.require(l2.clean_ways_min >= 0 && l2.clean_ways_min < l2.associativity, "l2.clean_ways_min",
             "must be at least 0 and below l2.associativity (absent or 0: dirty lines may take every way)");
+  for (double cost : l2.setaside_write_cost)
+    c.require(std::isfinite(cost) && cost >= 0, "l2.setaside_write_cost", "every entry must be a number of 0 or more");
   c.require(l2.partial_sectors_max >= 0, "l2.partial_sectors_max", "must not be negative (absent or 0: no limit)");
   c.require(l2.persisting_max == 0 || a.compute_capability.major >= 8, "l2.persisting_max",
             "L2 persistence needs compute capability 8.0 or later; use 0B");

@@ -16,6 +16,8 @@ nlohmann::json field_value(const Arch& arch, const ArchField& field) {
       return *std::get<std::uint64_t*>(ref);
     case FieldKind::bytes_list:
       return *std::get<std::vector<std::uint64_t>*>(ref);
+    case FieldKind::number_list:
+      return *std::get<std::vector<double>*>(ref);
     case FieldKind::bandwidth:
     case FieldKind::bytes_per_clock:
     case FieldKind::frequency:

@@ -12,6 +12,7 @@
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
+#include "memhier/timing.h"
 #include "memhier/units.h"
 
 namespace memhier::cli {
@@ -156,16 +157,18 @@ std::string residency_caveat(const Arch& arch, const KernelSim& k) {
   const auto ways = static_cast<std::uint32_t>(std::max(arch.l2.associativity, 0));
   const SimCounters& c = k.counters;
   const bool writes = c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors != 0;
-  // The H100's copy: 1.005x with 10 ways left (6 set aside), 1.03x with 9; a caveat from there down.
-  constexpr std::uint32_t kWaysLeftSlow = 9;
-  if (!writes || k.residency.persisting_ways == 0 || ways - k.residency.persisting_ways > kWaysLeftSlow) return {};
+  // From the H100's first slow set-aside on (5 of 16 ways), as a share of the ways, where the arch's
+  // l2.setaside_write_cost gives nothing to time it with (the H100's own list: 0 up to 8 ways).
+  constexpr std::uint32_t kSlowFrom = 5, kOf = 16;
+  const std::uint32_t set_aside = k.residency.persisting_ways;
+  if (!writes || set_aside == 0 || setaside_write_cost(arch, set_aside) > 0 || set_aside * kOf < kSlowFrom * ways)
+    return {};
   return fmt::format(
-      "{} on {}: {} of {} L2 ways set aside, {} left to lines that are written back; on the H100 a streaming copy ran "
-      "1.03x, 1.11x, 1.52x and 1.93x the time with 7, 8, 9 and 10 of 16 ways set aside, a write-only stream 1.27x and "
-      "1.36x with 9 and 10 (both moving DRAM bytes at 1.06-1.23 TB/s there), a read-only one unchanged "
-      "(validate/results/h100-2026-11-27, -27b); this prediction counts the write-backs of the set's smaller dirty-line "
-      "limit but not that slower rate",
-      k.launch.name, arch.name, k.residency.persisting_ways, ways, ways - k.residency.persisting_ways);
+      "{} on {}: {} of {} L2 ways set aside while it writes; on the H100 streams that write took 1.00-1.38x the time "
+      "with 5 to 8 of 16 ways set aside (float4 copies the most, a kernel re-reading a hot buffer the least) and "
+      "1.34-2.26x with 9 and 10, the DRAM bytes the same (validate/results/h100-2026-11-27c); {}'s "
+      "l2.setaside_write_cost has no cost for {} ways, so this prediction leaves it out",
+      k.launch.name, arch.name, set_aside, ways, arch.name, set_aside);
 }
 
 void add_residency_options(po::options_description& options) {

@@ -100,7 +100,10 @@ int run_predict(const std::vector<std::string>& args) {
       ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")        //
       ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                           //
       ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
-      ("json", "machine-readable output")                                                                     //
+      ("keep-cache",
+       "carry cache contents from one launch to the next, as in a loop of launches timed without a "
+       "flush (default: cold, as ncu measures)")  //
+      ("json", "machine-readable output")         //
       ("csv", "one CSV row per kernel and architecture");
   add_residency_options(options);
   add_launch_options(options);
@@ -115,6 +118,7 @@ int run_predict(const std::vector<std::string>& args) {
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
   SimOptions opt;
   opt.threads = threads_flag("predict", vm["threads"].as<int>());
+  opt.flush_between_launches = vm.count("keep-cache") == 0U;
   std::vector<Arch> archs;
   for (const std::string& a : split_archs(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");

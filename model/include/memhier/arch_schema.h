@@ -18,6 +18,7 @@ enum class FieldKind {
   count,            // non-negative integer
   bytes,            // "50MiB"
   bytes_list,       // [0KiB, 8KiB, ...]
+  number_list,      // [0, 0.5, 2.75]: plain numbers
   bandwidth,        // "3.35TB/s"
   bytes_per_clock,  // "128B/clk"
   frequency,        // "1980MHz"
@@ -28,7 +29,7 @@ enum class FieldKind {
 };
 
 using FieldRef = std::variant<std::string*, ComputeCapability*, int*, std::uint64_t*, std::vector<std::uint64_t>*,
-                              double*, Replacement*>;
+                              double*, Replacement*, std::vector<double>*>;
 
 struct ArchField {
   std::string_view key;  // dotted path, e.g. "l2.size"
@@ -43,7 +44,8 @@ const ArchField* find_arch_field(std::string_view key);  // nullptr if unknown
 
 // Sets one field from its textual form, as written in YAML or on the command line. Throws std::invalid_argument.
 void set_arch_field(Arch& arch, const ArchField& field, std::string_view text);
-void set_arch_field(Arch& arch, const ArchField& field, const std::vector<std::string>& items);  // bytes_list
+// A list's items (bytes_list, number_list).
+void set_arch_field(Arch& arch, const ArchField& field, const std::vector<std::string>& items);
 // The value in its canonical textual form (what `archs show` prints and what set_arch_field accepts back).
 std::string format_arch_field(const Arch& arch, const ArchField& field);
 

@@ -1,0 +1,132 @@
+// How fast DRAM traffic moves with a large persisting set-aside, by the share of it that is written: l2_capacity.cu
+// found a copy and a write-only stream both moving their DRAM bytes at about 1.1 TB/s with 10 of the H100's 16 ways
+// set aside and unused (validate/results/h100-2026-11-27b), where a read-only stream does not slow down. Here streams
+// that read K arrays of 64 MiB and write one (K = 0, 1, 2, 4), and one that reads 2 and writes nothing, float4 a
+// thread and grid-stride (blocks of 256 threads, 16 a SM: the DRAM, not the block scheduler, bounds them), at each
+// set-aside from 0 ways to the most the device takes (cudaDeviceSetLimit in ways of l2CacheSize / 16), no window. Each configuration: two warm-up
+// launches, then `runs` launches back to back, each timed alone with CUDA events (no flush: the steady state). Under
+// ncu (runs = 1) the last launch of each configuration gives its DRAM bytes.
+// Usage: setaside_rates [runs] (default 10). Output: one JSON object on stdout.
+// Build: nvcc -O2 -arch=sm_90 setaside_rates.cu -o setaside_rates
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "cuda_check.h"
+
+// out[i] = the sum of the K inputs' element i (K = 0: i); kWrite false: nothing stored unless the impossible happens.
+template <int K, bool kWrite>
+__global__ void rates_stream(const float4* __restrict__ in, float4* __restrict__ out, long long n, long long stride) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float4 v = make_float4(static_cast<float>(i), 0.0F, 0.0F, 0.0F);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const float4 a = in[k * stride + i];
+      v.x += a.x;
+      v.y += a.y;
+      v.z += a.z;
+      v.w += a.w;
+    }
+    if (kWrite || v.x < 0.0F) out[i] = v;  // the inputs are positive: a read-only stream stores nothing
+  }
+}
+
+__global__ void fill(float* a, long long n) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) a[i] = 1.0F + static_cast<float>(i % 1000);
+}
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
+  if (runs < 1) {
+    std::fprintf(stderr, "usage: setaside_rates [runs >= 1]\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const long long n = (64LL << 20) / 16;  // float4s an array
+  float4 *in = nullptr, *out = nullptr;
+  CHECK(cudaMalloc(&in, sizeof(float4) * n * 4));
+  CHECK(cudaMalloc(&out, sizeof(float4) * n));
+  fill<<<static_cast<unsigned>((n * 16 + 255) / 256), 256>>>(reinterpret_cast<float*>(in), n * 16);
+  fill<<<static_cast<unsigned>((n * 4 + 255) / 256), 256>>>(reinterpret_cast<float*>(out), n * 4);
+  CHECK(cudaDeviceSynchronize());
+  const std::size_t way = static_cast<std::size_t>(prop.l2CacheSize) / 16;
+  const auto max_ways = static_cast<int>(static_cast<std::size_t>(prop.persistingL2CacheMaxSize) / way);
+  const unsigned blocks = static_cast<unsigned>(prop.multiProcessorCount) * 16;
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  struct Kind {
+    const char* name;
+    int reads;
+    bool write;
+  };
+  const Kind kinds[] = {{"rates_w", 0, true},
+                        {"rates_r1w", 1, true},
+                        {"rates_r2w", 2, true},
+                        {"rates_r4w", 4, true},
+                        {"rates_r2", 2, false}};
+  std::printf(
+      "{\n  \"name\": \"%s\",\n  \"l2_bytes\": %d,\n  \"runs\": %d,\n  \"array_bytes\": %lld,\n  \"blocks\": %u,\n"
+      "  \"configs\": [\n",
+      prop.name, prop.l2CacheSize, runs, n * 16, blocks);
+  std::vector<int> ways_list;
+  for (int w = 0; w <= max_ways; ++w) ways_list.push_back(w);
+  bool first = true;
+  for (int ways : ways_list) {
+    CHECK(cudaCtxResetPersistingL2Cache());
+    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(ways) * way));
+    std::size_t granted = 0;
+    CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+    for (const Kind& kind : kinds) {
+      auto launch = [&] {
+        switch (kind.reads * 2 + (kind.write ? 1 : 0)) {
+          case 1:
+            rates_stream<0, true><<<blocks, 256>>>(in, out, n, n);
+            break;
+          case 3:
+            rates_stream<1, true><<<blocks, 256>>>(in, out, n, n);
+            break;
+          case 5:
+            rates_stream<2, true><<<blocks, 256>>>(in, out, n, n);
+            break;
+          case 9:
+            rates_stream<4, true><<<blocks, 256>>>(in, out, n, n);
+            break;
+          default:
+            rates_stream<2, false><<<blocks, 256>>>(in, out, n, n);
+            break;
+        }
+      };
+      launch();
+      launch();
+      CHECK(cudaGetLastError());
+      std::vector<float> us;
+      for (int r = 0; r < runs; ++r) {
+        CHECK(cudaEventRecord(start));
+        launch();
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        us.push_back(ms * 1000.0F);
+      }
+      std::sort(us.begin(), us.end());
+      std::printf(
+          "%s    {\"kernel\": \"%s\", \"reads\": %d, \"write\": %s, \"ways\": %d, \"set_aside_bytes\": %zu, "
+          "\"us_median\": %.3f, \"us_min\": %.3f, \"us_max\": %.3f}",
+          first ? "" : ",\n", kind.name, kind.reads, kind.write ? "true" : "false", ways, granted, us[us.size() / 2],
+          us.front(), us.back());
+      first = false;
+    }
+  }
+  std::printf("\n  ]\n}\n");
+  CHECK(cudaCtxResetPersistingL2Cache());
+  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  return 0;
+}
