@@ -75,8 +75,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   // DRAM bytes the same, where a read-only one does not change. Each byte written back costs l2.setaside_write_cost
   // (by the ways set aside) bytes' time more at the effective bandwidth, half of that where writes come alone (a
   // write-only stream slows less than a copy) and as much again as reads come with them. The H100's entries are 0 up
-  // to 8 ways, where the kernels measured disagree (float4 streams up to 1.38x, a kernel re-reading a hot buffer
-  // 1.00-1.11x): `predict` gives a caveat there.
+  // to 8 ways, where the kernels measured disagree (grid-stride streams 1.00-1.41x, kernels of one thread an element
+  // 1.00-1.17x): `predict` gives a caveat there.
   const double write_cost = setaside_write_cost(arch, sim.residency.persisting_ways);
   const auto dram_read = static_cast<double>(c.dram_read_bytes), dram_write = static_cast<double>(c.dram_write_bytes);
   const double slowed = write_cost * std::min(dram_write, dram_read + dram_write / 2);

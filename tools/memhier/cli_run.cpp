@@ -164,8 +164,8 @@ std::string residency_caveat(const Arch& arch, const KernelSim& k) {
   if (!writes || set_aside == 0 || setaside_write_cost(arch, set_aside) > 0 || set_aside * kOf < kSlowFrom * ways)
     return {};
   return fmt::format(
-      "{} on {}: {} of {} L2 ways set aside while it writes; on the H100 streams that write took 1.00-1.38x the time "
-      "with 5 to 8 of 16 ways set aside (float4 copies the most, a kernel re-reading a hot buffer the least) and "
+      "{} on {}: {} of {} L2 ways set aside while it writes; on the H100 streams that write took 1.00-1.41x the time "
+      "with 5 to 8 of 16 ways set aside (grid-stride streams the most, kernels of one thread an element the least) and "
       "1.34-2.26x with 9 and 10, the DRAM bytes the same (validate/results/h100-2026-11-27c); {}'s "
       "l2.setaside_write_cost has no cost for {} ways, so this prediction leaves it out",
       k.launch.name, arch.name, set_aside, ways, arch.name, set_aside);
