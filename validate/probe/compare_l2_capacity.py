@@ -4,9 +4,9 @@ prediction of the same kernels (validate/probe/l2_capacity/*.yaml, three launche
 
 Usage: compare_l2_capacity.py PROBE_DIR [MEMHIER] [--arch h100] [--name NAME] [--max-error POINTS]
 PROBE_DIR holds NAME.json and NAME_ncu.csv (NAME l2_capacity: run_l2_capacity.sh's output; l2_capacity_wN: run at N
-ways set aside by run_l2_setaside.sh, which the simulations then run with as --set-aside). The error of a configuration is
-|measured - predicted| DRAM bytes of the kind its kernel moves (reads for read and copy, writes for copy and write) in
-points of its footprint; --max-error makes it exit 1 when their mean exceeds POINTS (the ctest l2_capacity_probe)."""
+ways set aside by run_l2_setaside.sh, which the simulations then run with as --set-aside). The error of a configuration
+is |measured - predicted| DRAM bytes of the kind its kernel moves (reads for read and copy, writes for copy and write)
+in points of its footprint; --max-error makes it exit 1 when their mean exceeds POINTS (the ctest l2_capacity_probe)."""
 import argparse
 import concurrent.futures
 import json

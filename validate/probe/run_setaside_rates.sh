@@ -8,7 +8,7 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../gpu/common.sh"
 write_environment "$out/setaside_rates_environment.txt"
-nvcc -O2 -arch=sm_90 -I"$here" "$here/setaside_rates.cu" -o /tmp/setaside_rates || exit 1
+nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../model/include" "$here/setaside_rates.cu" -o /tmp/setaside_rates || exit 1
 /tmp/setaside_rates > "$out/setaside_rates.json"
 echo "setaside_rates rc=$? $(date -u +%H:%M:%S)" | tee -a "$out/setaside_rates_environment.txt"
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum

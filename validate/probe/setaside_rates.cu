@@ -3,11 +3,11 @@
 // set aside and unused (validate/results/h100-2026-11-27b), where a read-only stream does not slow down. Here streams
 // that read K arrays of 64 MiB and write one (K = 0, 1, 2, 4), and one that reads 2 and writes nothing, float4 a
 // thread and grid-stride (blocks of 256 threads, 16 a SM: the DRAM, not the block scheduler, bounds them), at each
-// set-aside from 0 ways to the most the device takes (cudaDeviceSetLimit in ways of l2CacheSize / 16), no window. Each configuration: two warm-up
-// launches, then `runs` launches back to back, each timed alone with CUDA events (no flush: the steady state). Under
-// ncu (runs = 1) the last launch of each configuration gives its DRAM bytes.
+// set-aside from 0 ways to the most the device takes (cudaDeviceSetLimit in ways of l2CacheSize / 16), no window.
+// Each configuration: two warm-up launches, then `runs` launches back to back, each timed alone with CUDA events (no
+// flush: the steady state). Under ncu (runs = 1) the last launch of each configuration gives its DRAM bytes.
 // Usage: setaside_rates [runs] (default 10). Output: one JSON object on stdout.
-// Build: nvcc -O2 -arch=sm_90 setaside_rates.cu -o setaside_rates
+// Build: nvcc -O2 -arch=sm_90 -I../../model/include setaside_rates.cu -o setaside_rates
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "probe_util.cuh"
 
 // out[i] = the sum of the K inputs' element i (K = 0: i); kWrite false: nothing stored unless the impossible happens.
 template <int K, bool kWrite>
@@ -35,11 +36,6 @@ __global__ void rates_stream(const float4* __restrict__ in, float4* __restrict__
   }
 }
 
-__global__ void fill(float* a, long long n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) a[i] = 1.0F + static_cast<float>(i % 1000);
-}
-
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
   if (runs < 1) {
@@ -52,15 +48,12 @@ int main(int argc, char** argv) {
   float4 *in = nullptr, *out = nullptr;
   CHECK(cudaMalloc(&in, sizeof(float4) * n * 4));
   CHECK(cudaMalloc(&out, sizeof(float4) * n));
-  fill<<<static_cast<unsigned>((n * 16 + 255) / 256), 256>>>(reinterpret_cast<float*>(in), n * 16);
-  fill<<<static_cast<unsigned>((n * 4 + 255) / 256), 256>>>(reinterpret_cast<float*>(out), n * 4);
+  probe::fill<<<static_cast<unsigned>((n * 16 + 255) / 256), 256>>>(reinterpret_cast<float*>(in), n * 16, 1000);
+  probe::fill<<<static_cast<unsigned>((n * 4 + 255) / 256), 256>>>(reinterpret_cast<float*>(out), n * 4, 1000);
   CHECK(cudaDeviceSynchronize());
   const std::size_t way = static_cast<std::size_t>(prop.l2CacheSize) / 16;
   const auto max_ways = static_cast<int>(static_cast<std::size_t>(prop.persistingL2CacheMaxSize) / way);
   const unsigned blocks = static_cast<unsigned>(prop.multiProcessorCount) * 16;
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   struct Kind {
     const char* name;
     int reads;
@@ -84,7 +77,7 @@ int main(int argc, char** argv) {
     std::size_t granted = 0;
     CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
     for (const Kind& kind : kinds) {
-      auto launch = [&] {
+      auto launch = [&](unsigned long long /*seed*/) {
         switch (kind.reads * 2 + (kind.write ? 1 : 0)) {
           case 1:
             rates_stream<0, true><<<blocks, 256>>>(in, out, n, n);
@@ -103,20 +96,10 @@ int main(int argc, char** argv) {
             break;
         }
       };
-      launch();
-      launch();
-      CHECK(cudaGetLastError());
+      launch(0);  // the first warm-up; timed_runs makes the second
       std::vector<float> us;
-      for (int r = 0; r < runs; ++r) {
-        CHECK(cudaEventRecord(start));
-        launch();
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        us.push_back(ms * 1000.0F);
-      }
-      std::sort(us.begin(), us.end());
+      unsigned long long seed = 0;
+      if (probe::timed_runs(runs, seed, launch, us) != 0) return 1;
       std::printf(
           "%s    {\"kernel\": \"%s\", \"reads\": %d, \"write\": %s, \"ways\": %d, \"set_aside_bytes\": %zu, "
           "\"us_median\": %.3f, \"us_min\": %.3f, \"us_max\": %.3f}",

@@ -7,7 +7,7 @@
 // 10 ways set aside, no window. Each configuration: two warm-up launches, then `runs` launches timed alone with CUDA
 // events, no flush. The DRAM bytes are those of setaside_rates.cu's streams (the same arrays, read and written whole).
 // Usage: setaside_shapes [runs] (default 10). Output: one JSON object on stdout.
-// Build: nvcc -O2 -arch=sm_90 setaside_shapes.cu -o setaside_shapes
+// Build: nvcc -O2 -arch=sm_90 -I../../model/include setaside_shapes.cu -o setaside_shapes
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "probe_util.cuh"
 
 template <typename T>
 __device__ T add(T a, T b);
@@ -39,11 +40,6 @@ __global__ void shapes_stream(const T* __restrict__ in, T* __restrict__ out, lon
   }
 }
 
-__global__ void fill(float* a, long long n) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) a[i] = 1.0F + static_cast<float>(i % 1000);
-}
-
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
   if (runs < 1) {
@@ -56,15 +52,12 @@ int main(int argc, char** argv) {
   float *in = nullptr, *out = nullptr;
   CHECK(cudaMalloc(&in, sizeof(float) * floats * 2));
   CHECK(cudaMalloc(&out, sizeof(float) * floats));
-  fill<<<static_cast<unsigned>((floats * 2 + 255) / 256), 256>>>(in, floats * 2);
-  fill<<<static_cast<unsigned>((floats + 255) / 256), 256>>>(out, floats);
+  probe::fill<<<static_cast<unsigned>((floats * 2 + 255) / 256), 256>>>(in, floats * 2, 1000);
+  probe::fill<<<static_cast<unsigned>((floats + 255) / 256), 256>>>(out, floats, 1000);
   CHECK(cudaDeviceSynchronize());
   const std::size_t way = static_cast<std::size_t>(prop.l2CacheSize) / 16;
   const auto max_ways = static_cast<int>(static_cast<std::size_t>(prop.persistingL2CacheMaxSize) / way);
   const unsigned resident = static_cast<unsigned>(prop.multiProcessorCount) * 16;
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("{\n  \"name\": \"%s\",\n  \"runs\": %d,\n  \"array_bytes\": %lld,\n  \"configs\": [\n", prop.name, runs,
               floats * 4);
   const char* shapes[] = {"float4_stride", "float_stride", "float_one_shot"};
@@ -74,7 +67,7 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(ways) * way));
     for (int reads = 1; reads <= 2; ++reads) {
       for (int shape = 0; shape < 3; ++shape) {
-        auto launch = [&] {
+        auto launch = [&](unsigned long long /*seed*/) {
           const auto* in4 = reinterpret_cast<const float4*>(in);
           auto* out4 = reinterpret_cast<float4*>(out);
           const long long n4 = floats / 4;
@@ -86,20 +79,10 @@ int main(int argc, char** argv) {
           if (shape == 2 && reads == 1) shapes_stream<float, 1><<<one_shot, 256>>>(in, out, floats, floats);
           if (shape == 2 && reads == 2) shapes_stream<float, 2><<<one_shot, 256>>>(in, out, floats, floats);
         };
-        launch();
-        launch();
-        CHECK(cudaGetLastError());
+        launch(0);  // the first warm-up; timed_runs makes the second
         std::vector<float> us;
-        for (int r = 0; r < runs; ++r) {
-          CHECK(cudaEventRecord(start));
-          launch();
-          CHECK(cudaEventRecord(stop));
-          CHECK(cudaEventSynchronize(stop));
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, start, stop));
-          us.push_back(ms * 1000.0F);
-        }
-        std::sort(us.begin(), us.end());
+        unsigned long long seed = 0;
+        if (probe::timed_runs(runs, seed, launch, us) != 0) return 1;
         std::printf(
             "%s    {\"shape\": \"%s\", \"reads\": %d, \"ways\": %d, \"us_median\": %.3f, \"us_min\": %.3f, "
             "\"us_max\": %.3f}",
