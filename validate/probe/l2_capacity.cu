@@ -11,7 +11,7 @@
 // With `ways` (0 to the device's persistingL2CacheMaxSize in ways of l2CacheSize / 16), the persisting set-aside is
 // that many ways (cudaDeviceSetLimit) and no window is set: what an unused set-aside leaves the kernels' normal lines.
 // Usage: l2_capacity [runs] [ways] (default 10 runs, no set-aside). Output: one JSON object on stdout.
-// Build: nvcc -O2 -arch=sm_90 l2_capacity.cu -o l2_capacity
+// Build: nvcc -O2 -arch=sm_90 -I../../model/include l2_capacity.cu -o l2_capacity
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "probe_util.cuh"
 
 __global__ void l2cap_read(const float* a, long long n, float* sink) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -59,10 +60,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&a, sizeof(float) * max_floats));
   CHECK(cudaMalloc(&b, sizeof(float) * max_floats));
   CHECK(cudaMalloc(&sink, sizeof(float)));
-  CHECK(cudaCtxResetPersistingL2Cache());
-  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(ways) * way));
   std::size_t granted = 0;
-  CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+  if (probe::set_aside(static_cast<std::size_t>(ways) * way, granted) != 0) return 1;
   const int threads = 256;
   auto blocks = [&](long long n) { return static_cast<unsigned>((n + threads - 1) / threads); };
   fill<<<blocks(max_floats), threads>>>(a, max_floats);
@@ -109,6 +108,5 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n  ]\n}\n");
-  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
-  return 0;
+  return probe::set_aside(0, granted);
 }

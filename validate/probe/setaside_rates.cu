@@ -37,11 +37,8 @@ __global__ void rates_stream(const float4* __restrict__ in, float4* __restrict__
 }
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
-  if (runs < 1) {
-    std::fprintf(stderr, "usage: setaside_rates [runs >= 1]\n");
-    return 2;
-  }
+  const int runs = probe::runs_arg(argc, argv, "setaside_rates", 10);
+  if (runs == 0) return 2;
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const long long n = (64LL << 20) / 16;  // float4s an array
@@ -72,10 +69,8 @@ int main(int argc, char** argv) {
   for (int w = 0; w <= max_ways; ++w) ways_list.push_back(w);
   bool first = true;
   for (int ways : ways_list) {
-    CHECK(cudaCtxResetPersistingL2Cache());
-    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(ways) * way));
     std::size_t granted = 0;
-    CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+    if (probe::set_aside(static_cast<std::size_t>(ways) * way, granted) != 0) return 1;
     for (const Kind& kind : kinds) {
       auto launch = [&](unsigned long long /*seed*/) {
         switch (kind.reads * 2 + (kind.write ? 1 : 0)) {
@@ -109,7 +104,6 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n  ]\n}\n");
-  CHECK(cudaCtxResetPersistingL2Cache());
-  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
-  return 0;
+  std::size_t none = 0;
+  return probe::set_aside(0, none);
 }

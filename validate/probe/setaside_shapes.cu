@@ -41,11 +41,8 @@ __global__ void shapes_stream(const T* __restrict__ in, T* __restrict__ out, lon
 }
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 10;
-  if (runs < 1) {
-    std::fprintf(stderr, "usage: setaside_shapes [runs >= 1]\n");
-    return 2;
-  }
+  const int runs = probe::runs_arg(argc, argv, "setaside_shapes", 10);
+  if (runs == 0) return 2;
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const long long floats = (64LL << 20) / 4;  // an array
@@ -63,8 +60,8 @@ int main(int argc, char** argv) {
   const char* shapes[] = {"float4_stride", "float_stride", "float_one_shot"};
   bool first = true;
   for (int ways : {0, 6, 8, max_ways}) {
-    CHECK(cudaCtxResetPersistingL2Cache());
-    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(ways) * way));
+    std::size_t granted = 0;
+    if (probe::set_aside(static_cast<std::size_t>(ways) * way, granted) != 0) return 1;
     for (int reads = 1; reads <= 2; ++reads) {
       for (int shape = 0; shape < 3; ++shape) {
         auto launch = [&](unsigned long long /*seed*/) {
@@ -92,7 +89,6 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n  ]\n}\n");
-  CHECK(cudaCtxResetPersistingL2Cache());
-  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
-  return 0;
+  std::size_t none = 0;
+  return probe::set_aside(0, none);
 }
