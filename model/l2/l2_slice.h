@@ -10,8 +10,9 @@
 // it wrote. ncu counts both lookups, so a far read costs 1.5x the sectors of a near one for whole lines
 // (validate/results/h100-2026-11-22/sim_check), and copies shrink the capacity left for distinct lines, written ones
 // as read ones (validate/results/h100-2026-11-24/probe: a steady copy kernel runs out of L2 where reads alone do).
-// A set may hold at most `dirty_ways` dirty lines (H100: 8 of 16, the same probe); past that the oldest is written back
-// and stays, clean.
+// A set may hold at most `dirty_ways` dirty lines (H100: 8 of 16, the same probe; fewer with a large persisting
+// set-aside, whether or not a line persists: l2_dirty_ways(), validate/results/h100-2026-11-27b); past that the oldest
+// is written back and stays, clean.
 //
 // Partly written sectors: a write that covers only some 4-byte words of a sector the slice does not hold leaves it
 // dirty but not valid (a read of it misses and fetches it, merging the written words); later writes complete it. A
