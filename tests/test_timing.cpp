@@ -93,31 +93,35 @@ TEST_CASE("DRAM rows: activations at the read and write rates, overlapping the b
 }
 
 TEST_CASE("a large set-aside: each byte written back costs l2.setaside_write_cost more, half alone, fully with reads") {
-  // The H100's costs by ways set aside: 0 up to 8, then 1.71 and 2.78 bytes' time at 2.78 TB/s
-  // (validate/results/h100-2026-11-27c). 400 MB read and 200 MB written with 10 ways set aside: 600 MB + 2.78 x 200 MB
-  // = 1156 MB of DRAM time, 415.827 us; written alone, 200 MB + 2.78 x 100 MB.
+  // The H100's costs by ways set aside: none up to 8, then 0.615 and 1.0 ps a byte
+  // (validate/results/h100-2026-11-27c). 400 MB read and 200 MB written with 10 ways set aside: 215.827 us for the
+  // bytes at 2.78 TB/s and 200 us for the write-backs; written alone, half the write-backs' cost.
   KernelSim k = kernel(10000, 256, 8);
   k.counters.dram_read_bytes = 400'000'000;
   k.counters.dram_write_bytes = 200'000'000;
   k.residency.persisting_ways = 10;
   const Arch a = h100();
-  CHECK(predict(a, k).terms.front().seconds == exactly((6e8 + 2.78 * 2e8) / 2.78e12));
+  CHECK(predict(a, k).terms.front().seconds == exactly(6e8 / 2.78e12 + 1.0e-12 * 2e8));
   CHECK(predict(a, k).terms.front().seconds == doctest::Approx(415.827e-6).epsilon(1e-5).scale(0));
   CHECK(predict(a, k).terms.front().detail.find(", write-backs 200us slower with 10 L2 ways set aside") !=
         std::string::npos);
-  k.residency.persisting_ways = 9;  // 1.71
-  CHECK(predict(a, k).terms.front().seconds == exactly((6e8 + 1.71 * 2e8) / 2.78e12));
+  k.residency.persisting_ways = 9;  // 0.615 ps
+  CHECK(predict(a, k).terms.front().seconds == exactly(6e8 / 2.78e12 + 0.615e-12 * 2e8));
   k.residency.persisting_ways = 8;  // none: bytes alone, and no word of it
   CHECK(predict(a, k).terms.front().seconds == exactly(6e8 / 2.78e12));
   CHECK(predict(a, k).terms.front().detail == "600.0 MB at 2.78TB/s");
   k.residency.persisting_ways = 10;
   k.counters.dram_read_bytes = 50'000'000;  // reads under half the writes: 50 MB + 100 MB of the writes at full cost
-  CHECK(predict(a, k).terms.front().seconds == exactly((2.5e8 + 2.78 * 1.5e8) / 2.78e12));
+  CHECK(predict(a, k).terms.front().seconds == exactly(2.5e8 / 2.78e12 + 1.0e-12 * 1.5e8));
   k.counters.dram_read_bytes = 0;
-  CHECK(predict(a, k).terms.front().seconds == exactly((2e8 + 2.78 * 1e8) / 2.78e12));
-  // Past the list's end (the H200's 12 ways on the H100's list) the last entry holds; an arch without one has none.
+  CHECK(predict(a, k).terms.front().seconds == exactly(2e8 / 2.78e12 + 1.0e-12 * 1e8));
+  // Past the list's end the last entry holds; an arch without one has none. The cost is a time, whatever the
+  // DRAM's bandwidth (the H200 inherits the H100's list: the same 100 us here).
   k.residency.persisting_ways = 12;
-  CHECK(predict(a, k).terms.front().seconds == exactly((2e8 + 2.78 * 1e8) / 2.78e12));
+  CHECK(predict(a, k).terms.front().seconds == exactly(2e8 / 2.78e12 + 1.0e-12 * 1e8));
+  Arch fast = a;
+  fast.dram.effective_bandwidth = 3.86e12;
+  CHECK(predict(fast, k).terms.front().seconds == exactly(2e8 / 3.86e12 + 1.0e-12 * 1e8));
   Arch none = a;
   none.l2.setaside_write_cost.clear();
   CHECK(predict(none, k).terms.front().seconds == exactly(2e8 / 2.78e12));

@@ -139,7 +139,7 @@ constexpr std::array kFields{
             "of the ways a persisting set-aside leaves a set, how many dirty lines may not take; absent or 0: none",
             [](Arch& a) -> FieldRef { return &a.l2.clean_ways_min; }},
   ArchField{"l2.setaside_write_cost", K::number_list, false,
-            "by ways set aside: extra DRAM time of a byte written back, in bytes at dram.effective_bandwidth; absent: 0",
+            "by ways set aside: extra DRAM time of a byte written back, in picoseconds; absent: none",
             [](Arch& a) -> FieldRef { return &a.l2.setaside_write_cost; }},
   ArchField{"l2.partial_sectors_max", K::count, false,
             "partly written sectors the L2 holds (more: the oldest is written and fetched whole); absent or 0: any",

@@ -44,7 +44,7 @@ double overlap(const std::vector<TimeTerm>& terms, double k) {
 double setaside_write_cost(const Arch& arch, std::uint32_t ways) {
   const std::vector<double>& cost = arch.l2.setaside_write_cost;
   if (cost.empty()) return 0;
-  return cost[std::min<std::size_t>(ways, cost.size() - 1)];
+  return cost[std::min<std::size_t>(ways, cost.size() - 1)] * 1e-12;
 }
 
 Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions& options) {
@@ -73,14 +73,15 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   // A large persisting set-aside slows write-backs, whether or not a line persists (H100: validate/results/
   // h100-2026-11-27c/probe): with 9 and 10 of 16 ways set aside, streams that write take 1.34-2.26x their time, the
   // DRAM bytes the same, where a read-only one does not change. Each byte written back costs l2.setaside_write_cost
-  // (by the ways set aside) bytes' time more at the effective bandwidth, half of that where writes come alone (a
-  // write-only stream slows less than a copy) and as much again as reads come with them. The H100's entries are 0 up
-  // to 8 ways, where the kernels measured disagree (grid-stride streams 1.00-1.41x, kernels of one thread an element
-  // 1.00-1.17x): `predict` gives a caveat there.
+  // (by the ways set aside, picoseconds) more, half of that where writes come alone (a write-only stream slows less
+  // than a copy) and as much again as reads come with them. The cost is a time, not a share of the DRAM's: the H200,
+  // whose DRAM is 1.4x as fast, loses as many microseconds as the H100 (validate/results/h200-2026-11-27). The H100's
+  // entries are 0 up to 8 ways, where the kernels measured disagree (grid-stride streams 1.00-1.41x, kernels of one
+  // thread an element 1.00-1.17x): `predict` gives a caveat there.
   const double write_cost = setaside_write_cost(arch, sim.residency.persisting_ways);
   const auto dram_read = static_cast<double>(c.dram_read_bytes), dram_write = static_cast<double>(c.dram_write_bytes);
-  const double slowed = write_cost * std::min(dram_write, dram_read + dram_write / 2);
-  const double dram_data = safe_div(dram_bytes + slowed, arch.dram.effective_bandwidth);
+  const double slowed = write_cost * std::min(dram_write, dram_read + dram_write / 2);  // seconds
+  const double dram_data = safe_div(dram_bytes, arch.dram.effective_bandwidth) + slowed;
   const auto write_rows = static_cast<double>(c.dram_write_row_misses);
   const double read_rows = static_cast<double>(c.dram_row_misses) - write_rows;
   const double dram_rows =
@@ -92,8 +93,7 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const std::string moved = megabytes(c.dram_read_bytes + c.dram_write_bytes);
   std::string dram_detail = fmt::format("{} at {}", moved, units::format_bandwidth(arch.dram.effective_bandwidth));
   if (slowed > 0)
-    dram_detail += fmt::format(", write-backs {} slower with {} L2 ways set aside",
-                               units::format_duration(safe_div(slowed, arch.dram.effective_bandwidth)),
+    dram_detail += fmt::format(", write-backs {} slower with {} L2 ways set aside", units::format_duration(slowed),
                                sim.residency.persisting_ways);
   if (dram_rows > 0)
     dram_detail += fmt::format(", {} rows opened ({:.0f}% of accesses)", c.dram_row_misses, rows_opened);

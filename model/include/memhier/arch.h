@@ -98,8 +98,8 @@ struct L2Spec {
   std::uint64_t max_window_size = 0;         // cudaDeviceProp::accessPolicyMaxWindowSize; 0: unsupported
   double dirty_fraction_max = 0;             // share of a set's ways that may hold dirty lines; 0: all of them
   int clean_ways_min = 0;  // of the ways a persisting set-aside leaves a set, those dirty lines may not take; 0: none
-  // By ways set aside (index; past the end: the last): the extra DRAM time of a byte written back, in bytes' times at
-  // dram.effective_bandwidth (timing.cpp); empty: none.
+  // By ways set aside (index; past the end: the last): the extra DRAM time of a byte written back, in picoseconds
+  // (timing.cpp); empty: none.
   std::vector<double> setaside_write_cost;
   int partial_sectors_max = 0;  // partly written sectors the whole L2 holds (more: the oldest is filled); 0: any
 };

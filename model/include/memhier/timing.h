@@ -38,8 +38,8 @@ struct PredictOptions {
 };
 
 Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions& options = {});
-// The extra DRAM time of a byte written back with `ways` of the L2's ways set aside, in bytes' time at
-// dram.effective_bandwidth: l2.setaside_write_cost's entry (past its end, its last; without one, 0).
+// The extra DRAM time of a byte written back with `ways` of the L2's ways set aside, in seconds:
+// l2.setaside_write_cost's entry in picoseconds (past its end, its last; without one, 0).
 double setaside_write_cost(const Arch& arch, std::uint32_t ways);
 
 }  // namespace memhier
