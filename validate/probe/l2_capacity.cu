@@ -11,7 +11,7 @@
 // With `ways` (0 to the device's persistingL2CacheMaxSize in ways of l2CacheSize / 16), the persisting set-aside is
 // that many ways (cudaDeviceSetLimit) and no window is set: what an unused set-aside leaves the kernels' normal lines.
 // Usage: l2_capacity [runs] [ways] (default 10 runs, no set-aside). Output: one JSON object on stdout.
-// Build: nvcc -O2 -arch=sm_90 -I../../model/include l2_capacity.cu -o l2_capacity
+// Build: nvcc -O2 -arch=sm_90 l2_capacity.cu -o l2_capacity
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "probe_util.cuh"
+#include "probe_args.cuh"
 
 __global__ void l2cap_read(const float* a, long long n, float* sink) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;

@@ -19,6 +19,7 @@
 
 #include "cuda_check.h"
 #include "persisting_window.cuh"
+#include "probe_args.cuh"
 
 struct Config {
   const char* name;
@@ -29,11 +30,8 @@ struct Config {
 };
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 15;
-  if (runs < 1) {
-    std::fprintf(stderr, "usage: persisting_l2 [runs >= 1]\n");
-    return 2;
-  }
+  const int runs = probe::runs_arg(argc, argv, "persisting_l2", 15);
+  if (runs == 0) return 2;
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const long long n = 1LL << 24;
@@ -79,13 +77,11 @@ int main(int argc, char** argv) {
   for (std::size_t c = 0; c < configs.size(); ++c) {
     const Config& cfg = configs[c];
     const long long hot_n = static_cast<long long>(cfg.hot_mib * (1 << 20)) / 4;
-    CHECK(cudaCtxResetPersistingL2Cache());
     // The driver refuses more than persistingL2CacheMaxSize (31.25 MiB on the H100, not the 75 % the guide names).
     const auto set_aside = std::min(static_cast<std::size_t>(cfg.set_aside_mib * (1 << 20)),
                                     static_cast<std::size_t>(prop.persistingL2CacheMaxSize));
-    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
     std::size_t granted = 0;
-    CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+    if (probe::set_aside(set_aside, granted) != 0) return 1;
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeAccessPolicyWindow;
     attr.val.accessPolicyWindow.base_ptr = hot;
@@ -112,7 +108,6 @@ int main(int argc, char** argv) {
         second[second.size() / 2], second.front(), second.back(), c + 1 < configs.size() ? "," : "");
   }
   std::printf("  ]\n}\n");
-  CHECK(cudaCtxResetPersistingL2Cache());
-  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
-  return 0;
+  std::size_t none = 0;
+  return probe::set_aside(0, none);
 }

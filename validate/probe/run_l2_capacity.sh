@@ -8,7 +8,7 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../gpu/common.sh"
 write_environment "$out/l2_capacity_environment.txt"
-nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../model/include" "$here/l2_capacity.cu" -o /tmp/l2_capacity || exit 1
+nvcc -O2 -arch=sm_90 -I"$here" "$here/l2_capacity.cu" -o /tmp/l2_capacity || exit 1
 /tmp/l2_capacity > "$out/l2_capacity.json"
 echo "l2_capacity rc=$?" | tee -a "$out/l2_capacity_environment.txt"
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum

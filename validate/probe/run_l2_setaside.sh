@@ -9,7 +9,7 @@ mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../gpu/common.sh"
 write_environment "$out/l2_setaside_environment.txt"
-nvcc -O2 -arch=sm_90 -I"$here" -I"$here/../../model/include" "$here/l2_capacity.cu" -o /tmp/l2_capacity || exit 1
+nvcc -O2 -arch=sm_90 -I"$here" "$here/l2_capacity.cu" -o /tmp/l2_capacity || exit 1
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum
 metrics+=,lts__t_sectors_op_write.sum,lts__t_sectors_op_write_lookup_hit.sum,gpu__time_duration.sum
 for w in ${WAYS:-0 4 6 8 9 10}; do

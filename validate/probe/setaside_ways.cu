@@ -18,6 +18,7 @@
 
 #include "cuda_check.h"
 #include "persisting_window.cuh"
+#include "probe_args.cuh"
 
 // `kinds`: the same stream read only (a warp's sum stored once) and written only, with no window.
 __global__ void read_only(const float* stream, float* out, long long n) {
@@ -33,11 +34,8 @@ __global__ void write_only(float* out, long long n) {
 }
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 15;
-  if (runs < 1) {
-    std::fprintf(stderr, "usage: setaside_ways [runs >= 1]\n");
-    return 2;
-  }
+  const int runs = probe::runs_arg(argc, argv, "setaside_ways", 15);
+  if (runs == 0) return 2;
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const long long n = 1LL << 24;
@@ -61,10 +59,8 @@ int main(int argc, char** argv) {
   bool first_config = true;
   for (int window = 0; window <= 1; ++window) {
     for (std::size_t ways = 0; ways <= max_ways; ++ways) {
-      CHECK(cudaCtxResetPersistingL2Cache());
-      CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, ways * way));
       std::size_t granted = 0;
-      CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+      if (probe::set_aside(ways * way, granted) != 0) return 1;
       cudaLaunchAttribute attr{};
       attr.id = cudaLaunchAttributeAccessPolicyWindow;
       attr.val.accessPolicyWindow.base_ptr = hot;
@@ -92,8 +88,8 @@ int main(int argc, char** argv) {
   // Read-only and write-only streams of the same 64 MiB, no window, at each set-aside (the GPU's time: events).
   for (int kind = 0; kind <= 1; ++kind) {
     for (std::size_t ways = 0; ways <= max_ways; ++ways) {
-      CHECK(cudaCtxResetPersistingL2Cache());
-      CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, ways * way));
+      std::size_t granted = 0;
+      if (probe::set_aside(ways * way, granted) != 0) return 1;
       std::vector<double> t;
       for (int r = 0; r <= runs; ++r) {
         CHECK(cudaEventRecord(ev[0], st));
@@ -116,7 +112,6 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("  ]\n}\n");
-  CHECK(cudaCtxResetPersistingL2Cache());
-  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
-  return 0;
+  std::size_t none = 0;
+  return probe::set_aside(0, none);
 }
