@@ -37,17 +37,24 @@ SimCounters run(const Arch& arch, const std::string& yaml, const std::vector<Par
   return result.back().counters;
 }
 
-// Each of n threads runs 16 cycles of {16 streaming .cg loads, 1 .cg load of hot[i]} under a persisting window on hot.
-std::string persisting_kernel(const std::string& n, const std::string& set_aside) {
+// Each of n threads runs `cycles` cycles of {16 streaming .cg loads, 1 .cg load of hot[i]} under a window on hot (hits
+// persisting, misses streaming) with a set-aside of `set_aside` (empty: none asked); with `hot_from` above 0 the
+// hot buffer is first read in that cycle.
+std::string persisting_kernel(const std::string& n, const std::string& set_aside, const std::string& hit_ratio = "1.0",
+                              int cycles = 16, int hot_from = 0) {
+  const std::string hot_load =
+      hot_from == 0
+          ? "      - load: hot[i]\n        hint: cg\n"
+          : fmt::format("      - if: c >= {}\n        then:\n          - load: hot[i]\n            hint: cg\n",
+                        hot_from);
   return fmt::format(R"(kernel: persist
-params: {{n: {}, cycles: 16}}
+params: {{n: {}, cycles: {}}}
 launch: {{grid: 'ceil_div(n, 256)', block: 256, registers: 16}}
 arrays:
   stream: {{element: 4, length: 16 * n * cycles}}
   hot: {{element: 4, length: n}}
 l2:
-  persisting_set_aside: {}
-  windows: [{{array: hot, hit_ratio: 1.0, hit_prop: persisting, miss_prop: streaming}}]
+{}  windows: [{{array: hot, hit_ratio: {}, hit_prop: persisting, miss_prop: streaming}}]
 body:
   - let: {{i: blockIdx.x * blockDim.x + threadIdx.x}}
   - for: c
@@ -58,10 +65,9 @@ body:
         do:
           - load: stream[(c * n + i) * 16 + j]
             hint: cg
-      - load: hot[i]
-        hint: cg
-)",
-                     n, set_aside);
+{})",
+                     n, cycles, set_aside.empty() ? "" : "  persisting_set_aside: " + set_aside + "\n", hit_ratio,
+                     hot_load);
 }
 
 // A launch of one block of `threads` threads, whose records `fill` writes into the block (cleared, no warp opened).
@@ -842,29 +848,7 @@ TEST_CASE("L2 residency: what the CUDA runtime refuses is refused in options and
   CHECK(left.residency.left_out.find("l2.max_window_size is 0B") != std::string::npos);
   // A hot buffer first read once the stream has filled the L2, then each cycle after 256 KiB more of it: LRU keeps it,
   // the window's streaming misses (first out) would not. Left out, the launch counts what it counts without one.
-  const std::string late_hot = R"(kernel: late_hot
-params: {n: 4096, cycles: 12}
-launch: {grid: 'ceil_div(n, 256)', block: 256, registers: 16}
-arrays:
-  stream: {element: 4, length: 16 * n * cycles}
-  hot: {element: 4, length: n}
-l2:
-  windows: [{array: hot, hit_ratio: 0.0, hit_prop: persisting, miss_prop: streaming}]
-body:
-  - let: {i: blockIdx.x * blockDim.x + threadIdx.x}
-  - for: c
-    to: cycles
-    do:
-      - for: j
-        to: 16
-        do:
-          - load: stream[(c * n + i) * 16 + j]
-            hint: cg
-      - if: c >= 4
-        then:
-          - load: hot[i]
-            hint: cg
-)";
+  const std::string late_hot = persisting_kernel("4096", "", "0.0", 12, 4);
   std::string plain = late_hot;
   plain.replace(plain.find("l2:"), plain.find("body:") - plain.find("l2:"), "");
   const SimCounters bare = residency(none, plain).counters;
