@@ -6,12 +6,13 @@ Usage: compare_setaside_time.py MEMHIER [--rates DIR] [--l2cap DIR] [--persistin
                                  [--max-error PERCENT]
   --rates DIR: setaside_rates.json (validate/probe/setaside_rates.cu: float4 streams reading 0 to 4 arrays of 64 MiB
                and writing one or none, at 0 to 10 ways set aside), against validate/probe/setaside_rates/rates.yaml;
-               l2.setaside_write_cost was fitted to its one-read-one-write stream.
+               the H100's l2.setaside_write_cost (9 and 10 ways) was fitted to its writing streams and to
+               --persisting's kernel.
   --l2cap DIR: l2_capacity_wN.json (validate/probe/l2_capacity.cu at N ways set aside: one float a thread), the copy
-               and write-only kernels from 40 MiB of footprint on, which fit nothing here.
+               and write-only kernels from 40 MiB of footprint on, which the costs were not fitted to.
   --persisting DIR: setaside_ways.json (validate/probe/setaside_ways.cu: out[i] = stream[i] + hot[i % hot_n], one float
                a thread, 64 MiB streamed in and out, a 16 MiB hot buffer, with and without a persisting window on it,
-               at 0 to 10 ways set aside), against traces/examples/persisting_l2_window.yaml; fits nothing either.
+               at 0 to 10 ways set aside), against traces/examples/persisting_l2_window.yaml.
 --max-error makes it exit 1 when the mean |time error| over the configurations compared exceeds PERCENT."""
 import argparse
 import concurrent.futures
@@ -33,8 +34,16 @@ def predicted_us(memhier, arch, description, sets, set_aside):
     return memhier_json.run(cmd)[-1]["seconds"] * 1e6
 
 
+def load(path):
+    """The probe's JSON, or an exit naming the file and what is wrong with it."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"compare_setaside_time: {path}: {e}")
+
+
 def rate_configs(directory):
-    probe = json.loads((directory / "setaside_rates.json").read_text())
+    probe = load(directory / "setaside_rates.json")
     n = probe["array_bytes"] // 16
     for c in probe["configs"]:
         yield {"probe": "rates", "kernel": c["kernel"], "ways": c["ways"], "set_aside": c["set_aside_bytes"],
@@ -45,7 +54,7 @@ def rate_configs(directory):
 
 def l2cap_configs(directory):
     for path in sorted(directory.glob("l2_capacity_w*.json"), key=lambda p: int(p.stem.split("_w")[1])):
-        probe = json.loads(path.read_text())
+        probe = load(path)
         for c in probe["configs"]:
             if c["kernel"] == "read" or c["footprint_mib"] < 40:
                 continue
@@ -62,7 +71,7 @@ def persisting_configs(directory, scratch):
     descriptions = {True: scratch / "window.yaml", False: scratch / "no_window.yaml"}
     descriptions[True].write_text(text)
     descriptions[False].write_text(re.sub(r"l2:\n(  .*\n)+", "", text))
-    probe = json.loads((directory / "setaside_ways.json").read_text())
+    probe = load(directory / "setaside_ways.json")
     for c in probe["configs"]:
         if "window" not in c:  # the read-only and write-only streams
             continue
