@@ -38,15 +38,9 @@ SimCounters run(const Arch& arch, const std::string& yaml, const std::vector<Par
 }
 
 // Each of n threads runs `cycles` cycles of {16 streaming .cg loads, 1 .cg load of hot[i]} under a window on hot (hits
-// persisting, misses streaming) with a set-aside of `set_aside` (empty: none asked); with `hot_from` above 0 the
-// hot buffer is first read in that cycle.
+// persisting, misses streaming) with a set-aside of `set_aside` (empty: none asked).
 std::string persisting_kernel(const std::string& n, const std::string& set_aside, const std::string& hit_ratio = "1.0",
-                              int cycles = 16, int hot_from = 0) {
-  const std::string hot_load =
-      hot_from == 0
-          ? "      - load: hot[i]\n        hint: cg\n"
-          : fmt::format("      - if: c >= {}\n        then:\n          - load: hot[i]\n            hint: cg\n",
-                        hot_from);
+                              int cycles = 16) {
   return fmt::format(R"(kernel: persist
 params: {{n: {}, cycles: {}}}
 launch: {{grid: 'ceil_div(n, 256)', block: 256, registers: 16}}
@@ -65,9 +59,10 @@ body:
         do:
           - load: stream[(c * n + i) * 16 + j]
             hint: cg
-{})",
-                     n, cycles, set_aside.empty() ? "" : "  persisting_set_aside: " + set_aside + "\n", hit_ratio,
-                     hot_load);
+      - load: hot[i]
+        hint: cg
+)",
+                     n, cycles, set_aside.empty() ? "" : "  persisting_set_aside: " + set_aside + "\n", hit_ratio);
 }
 
 // A launch of one block of `threads` threads, whose records `fill` writes into the block (cleared, no warp opened).
@@ -846,22 +841,31 @@ TEST_CASE("L2 residency: what the CUDA runtime refuses is refused in options and
   CHECK(left.residency.set_aside_granted == 0);
   CHECK(left.residency.left_out.find("set-aside 256KiB left out") != std::string::npos);
   CHECK(left.residency.left_out.find("l2.max_window_size is 0B") != std::string::npos);
-  // A hot buffer first read once the stream has filled the L2, then each cycle after 256 KiB more of it: LRU keeps it,
-  // the window's streaming misses (first out) would not. Left out, the launch counts what it counts without one.
-  const std::string late_hot = persisting_kernel("4096", "", "0.0", 12, 4);
-  std::string plain = late_hot;
+  // A hot buffer re-read each cycle after 256 KiB more of the stream: LRU keeps some of it; the window's misses are
+  // streaming (first out), so with it no re-read hits and the launch hits only where the stream alone does: each of
+  // its 786,432 sectors read (4096 threads x 12 cycles x 16 loads, 4 bytes a thread 64 bytes apart: a sector a lane)
+  // but the first of each 64-byte DRAM granule of its 3 MiB (49,152 misses). Left out, the window changes nothing.
+  const std::string with_hot = persisting_kernel("4096", "", "0.0", 12);
+  std::string plain = with_hot;
   plain.replace(plain.find("l2:"), plain.find("body:") - plain.find("l2:"), "");
+  std::string stream_only = plain;
+  const std::string hot_load = "      - load: hot[i]\n        hint: cg\n";
+  REQUIRE(stream_only.find(hot_load) != std::string::npos);
+  stream_only.erase(stream_only.find(hot_load), hot_load.size());
   const SimCounters bare = residency(none, plain).counters;
-  const KernelSim ignored = residency(none, late_hot);
+  const SimCounters stream = residency(none, stream_only).counters;
+  CHECK(stream.l2_read_hits == 786432 - 49152);
+  CHECK(bare.l2_read_hits > stream.l2_read_hits + 512);  // more than one cycle's hot sectors kept
+  const KernelSim ignored = residency(none, with_hot);
   CHECK(ignored.residency.left_out.find("window 0x") != std::string::npos);
   CHECK(ignored.counters.l2_read_hits == bare.l2_read_hits);
   CHECK(ignored.counters.dram_read_bytes == bare.dram_read_bytes);
   Arch windows = none;  // the same L2 with windows: the hot buffer's re-reads miss
   windows.l2.max_window_size = 128U << 20U;
   windows.l2.persisting_max = 256U << 10U;
-  const KernelSim applied = residency(windows, late_hot);
+  const KernelSim applied = residency(windows, with_hot);
   CHECK(applied.residency.left_out.empty());
-  CHECK(applied.counters.l2_read_hits < bare.l2_read_hits);
+  CHECK(applied.counters.l2_read_hits == stream.l2_read_hits);
 }
 
 TEST_CASE("an arch whose lines or sectors are not 128 and 32 bytes is refused at the key, not simulated wrong") {
