@@ -38,7 +38,8 @@ std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text)
   try {
     return units::parse_bytes(text);
   } catch (const std::invalid_argument& e) {
-    throw InputError({}, flag, e.what());
+    // Located at the flag, as the other flags' errors are (the message quotes the text).
+    throw InputError({flag.starts_with("--") ? flag : "--" + flag}, "", e.what());
   }
 }
 
