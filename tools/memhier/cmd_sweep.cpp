@@ -102,7 +102,7 @@ Arch load_point(const std::string& yaml, const std::string& base, const std::map
 
 Arch point_arch(const std::string& base, std::map<std::string, std::string> values) {
   if (values.count("l2.size") != 0U && values.count("l2.persisting_max") == 0U) {
-    // Keep the persisting set-aside limit the same share of L2 as the base arch (10 of 16 ways on the H100 and the H200).
+    // Keep the persisting set-aside limit the same share of L2 as the base arch (H100 and H200: 10 of 16 ways).
     const Arch b = load_arch(base);
     const Arch sized = load_point(fmt::format("extends: {}\nname: probe\nl2:\n  size: {}\n  persisting_max: 0B\n  "
                                               "max_window_size: 0B\n",
