@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Compares the H100's times of streams that write with a persisting set-aside (no window) with memhier's predictions
-of the same kernels, each the last of three launches run with --keep-cache, as the probes time them (no flush).
+of the same kernels, each the last of three launches run with --keep-cache, as the probes time them (no flush). The
+rates and l2_capacity probes time each launch alone after a synchronize, so those launches are predicted with
+--idle-gpu (launch.idle_overhead: the start event fires before the launch reaches the GPU); setaside_ways.cu times the
+second launch of a pair, queued behind the first, so its launches are not.
 
 Usage: compare_setaside_time.py MEMHIER [--rates DIR] [--l2cap DIR] [--persisting DIR] [--arch h100]
                                  [--max-error PERCENT]
@@ -26,8 +29,10 @@ import memhier_json
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def predicted_us(memhier, arch, description, sets, set_aside):
+def predicted_us(memhier, arch, description, sets, set_aside, idle):
     cmd = [memhier, "predict", str(description), "--arch", arch, "--keep-cache", "--json", "--threads", "1"]
+    if idle:  # a launch timed alone after a synchronize: the GPU takes the launch from idle
+        cmd.append("--idle-gpu")
     for s in sets:
         cmd += ["--set", s]
     cmd += ["--set-aside", str(set_aside)]  # 0 too: it replaces a description's own (persisting_l2_window's)
@@ -47,7 +52,7 @@ def rate_configs(directory):
     n = probe["array_bytes"] // 16
     for c in probe["configs"]:
         yield {"probe": "rates", "kernel": c["kernel"], "ways": c["ways"], "set_aside": c["set_aside_bytes"],
-               "measured": c["us_median"], "description": HERE / "setaside_rates" / "rates.yaml",
+               "measured": c["us_median"], "idle": True, "description": HERE / "setaside_rates" / "rates.yaml",
                "sets": [f"n={n}", f"reads={c['reads']}", f"write={1 if c['write'] else 0}",
                         f"blocks={probe['blocks']}"]}
 
@@ -60,7 +65,7 @@ def l2cap_configs(directory):
                 continue
             yield {"probe": "l2cap", "kernel": c["kernel"] + f" {c['footprint_mib']} MiB",
                    "ways": probe["set_aside_ways"], "set_aside": probe["set_aside_bytes"], "measured": c["us_median"],
-                   "description": HERE / "l2_capacity" / f"{c['kernel']}.yaml", "sets": [f"n={c['n']}"]}
+                   "idle": True, "description": HERE / "l2_capacity" / f"{c['kernel']}.yaml", "sets": [f"n={c['n']}"]}
 
 
 def persisting_configs(directory, scratch):
@@ -76,7 +81,7 @@ def persisting_configs(directory, scratch):
         if "window" not in c:  # the read-only and write-only streams
             continue
         yield {"probe": "persist", "kernel": "window" if c["window"] else "no window", "ways": c["ways"],
-               "set_aside": c["set_aside_granted_bytes"], "measured": c["launch2_us_median"],
+               "set_aside": c["set_aside_granted_bytes"], "measured": c["launch2_us_median"], "idle": False,
                "description": descriptions[c["window"]], "sets": []}
 
 
@@ -101,7 +106,7 @@ def main():
         raise SystemExit("compare_setaside_time: give --rates, --l2cap or --persisting DIR")
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         preds = list(pool.map(lambda c: predicted_us(args.memhier, args.arch, c["description"], c["sets"],
-                                                     c["set_aside"]), configs))
+                                                     c["set_aside"], c["idle"]), configs))
     scratch.cleanup()
     print(f"{'probe':7} {'kernel':16} {'ways':>4} | {'measured us':>11} {'model us':>9} {'error %':>8}")
     errors, by_probe = [], {}
