@@ -362,6 +362,44 @@ TEST_CASE("8.1c simulate: L2 residency control as the CUDA runtime takes it, and
   CHECK(warm[0]["counters"]["dram_read_bytes"] == 5242880);
   CHECK(warm[1]["counters"]["dram_read_bytes"] == 0);
   CHECK(warm[1]["seconds"].get<double>() < cold[1]["seconds"].get<double>());
+  // Several traces with --keep-cache run as one sequence: a writer leaves 16 MiB dirty in the L2 (under the H100's 24
+  // MiB dirty limit, and the A100's), and the reader after it, streaming 64 MiB of another array through the L2, writes
+  // all of it back. Rows stay trace by trace, arch by arch; without --keep-cache the reader writes nothing.
+  const auto pipeline = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_pipeline_{}", getpid());
+  std::filesystem::create_directories(pipeline);
+  const std::string writer = (pipeline / "writer.yaml").string(), reader = (pipeline / "reader.yaml").string();
+  std::ofstream(writer) << "kernel: writer\nlaunch: {grid: 16384, block: 256, registers: 16}\n"
+                           "arrays: {a: {element: 4, length: 1 << 22}}\n"
+                           "body:\n  - store: a[blockIdx.x * blockDim.x + threadIdx.x]\n";
+  std::ofstream(reader) << "kernel: reader\nlaunch: {grid: 65536, block: 256, registers: 16}\n"
+                           "arrays: {b: {element: 4, length: 1 << 24, base: 0x7f8000000000}}\n"
+                           "body:\n  - load: b[blockIdx.x * blockDim.x + threadIdx.x]\n";
+  const auto chained = nlohmann::json::parse(
+      memhier(fmt::format("predict {} {} --arch h100,a100 --keep-cache --json", writer, reader)).out);
+  REQUIRE(chained.size() == 4);
+  const std::vector<std::pair<std::string, std::string>> order{
+      {"writer", "h100"}, {"writer", "a100"}, {"reader", "h100"}, {"reader", "a100"}};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    CAPTURE(i);
+    CHECK(chained[i]["kernel"] == order[i].first);
+    CHECK(chained[i]["arch"] == order[i].second);
+  }
+  for (std::size_t i : {2, 3}) {
+    CHECK(chained[i]["counters"]["dram_write_bytes"] == 16777216);
+    CHECK(chained[i]["counters"]["dram_read_bytes"] == 67108864);
+  }
+  const auto apart =
+      nlohmann::json::parse(memhier(fmt::format("predict {} {} --arch h100 --json", writer, reader)).out);
+  REQUIRE(apart.size() == 2);
+  CHECK(apart[1]["counters"]["dram_write_bytes"] == 0);
+  const auto twice = nlohmann::json::parse(
+      memhier(fmt::format("predict {} {} {} --arch h100 --keep-cache --json", reader, writer, reader)).out);
+  REQUIRE(twice.size() == 3);
+  CHECK(twice[0]["kernel"] == "reader");
+  CHECK(twice[0]["counters"]["dram_write_bytes"] == 0);
+  CHECK(twice[1]["kernel"] == "writer");
+  CHECK(twice[2]["counters"]["dram_write_bytes"] == 16777216);
+  std::filesystem::remove_all(pipeline);
   CHECK(memhier(fmt::format("predict {} --arch h100 --launch 0", full))
             .out.find("achieved\n  L2 residency: set-aside 16MiB asked, 18.75MiB granted (6 of 16 ways), dirty lines "
                       "at most 7 ways a set; window 0x") != std::string::npos);

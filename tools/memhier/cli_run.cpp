@@ -99,6 +99,16 @@ LaunchFilter launch_filter(const std::string& command, const po::variables_map& 
 FilteredSource::FilteredSource(TraceSource& source, LaunchFilter filter, std::string trace, bool required)
     : m_source(source), m_filter(std::move(filter)), m_trace(std::move(trace)), m_required(required) {}
 
+bool ChainSource::next_kernel(KernelLaunch& launch) {
+  for (; m_at < m_sources.size(); ++m_at) {
+    if (m_sources[m_at]->next_kernel(launch)) {
+      m_taken.push_back(m_at);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool FilteredSource::next_kernel(KernelLaunch& launch) {
   while (m_source.next_kernel(launch)) {
     const std::size_t number = m_next++;

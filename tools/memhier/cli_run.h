@@ -55,6 +55,24 @@ class FilteredSource final : public TraceSource {
   std::vector<std::string> m_passed;   // kernel names of the launches left out, for the message
 };
 
+// The launches of several sources, one source's after another's, as one source (predict --keep-cache of several
+// traces: a trace's first launch finds the caches the previous trace's last launch left). sources()[i] gave launch i.
+class ChainSource final : public TraceSource {
+ public:
+  void add(TraceSource& source) { m_sources.push_back(&source); }
+  bool next_kernel(KernelLaunch& launch) override;
+  bool next_block(BlockTrace& block) override { return m_at < m_sources.size() && m_sources[m_at]->next_block(block); }
+  std::size_t next_blocks(std::span<BlockTrace> out, int threads) override {
+    return m_at < m_sources.size() ? m_sources[m_at]->next_blocks(out, threads) : 0;
+  }
+  [[nodiscard]] const std::vector<std::size_t>& sources() const { return m_taken; }
+
+ private:
+  std::vector<TraceSource*> m_sources;
+  std::size_t m_at = 0;
+  std::vector<std::size_t> m_taken;  // the source of each launch given
+};
+
 // A line on stderr saying how far a simulation has come (SimOptions::progress), redrawn in place on a terminal:
 //   memhier: big.mht: launch 3/12 gemm: 8448/32768 blocks, 12.3 M warp instructions (5.10 M/s), 41%, 0:04, ~0:06 left
 // --progress shows it from the start whatever stderr is (where that is no terminal, as lines: at most four a second,

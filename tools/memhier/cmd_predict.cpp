@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "cli_common.h"
@@ -39,6 +41,7 @@ std::vector<std::string> split_archs(const std::string& s) {
 
 struct Row {
   std::string trace;
+  std::size_t trace_index = 0;   // its place among the traces given
   std::size_t launch_index = 0;  // in the trace
   Arch arch;
   KernelSim sim;
@@ -102,8 +105,8 @@ int run_predict(const std::vector<std::string>& args) {
       ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
       ("keep-cache",
        "carry cache contents from one launch to the next, as in a loop of launches timed without a "
-       "flush (default: cold, as ncu measures)")  //
-      ("json", "machine-readable output")         //
+       "flush, and from one trace to the next, in the order given (default: cold, as ncu measures)")  //
+      ("json", "machine-readable output")                                                             //
       ("csv", "one CSV row per kernel and architecture");
   add_residency_options(options);
   add_launch_options(options);
@@ -131,35 +134,61 @@ int run_predict(const std::vector<std::string>& args) {
   std::vector<std::string> caveats;
   // With several traces, --kernel or --launch may take no launch of some; it must take one somewhere.
   const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
-  for (const std::string& trace : traces) {
-    for (const Arch& arch : archs) {
-      auto opened = open_trace(trace, sets);
-      FilteredSource source(*opened, filter, trace, traces.size() == 1);
-      std::vector<KernelSim> sims;
-      {
-        const auto [launches, instructions] = trace_totals(*opened, filter);
-        ProgressLine progress(vm, fmt::format("{} on {}", std::filesystem::path(trace).filename().string(), arch.name),
-                              launches, instructions);
-        SimOptions watched = opt;  // its callback goes with the line
-        watched.progress = progress.callback();
-        sims = simulate(arch, source, watched);
-      }
-      for (std::size_t i = 0; i < sims.size(); ++i) {
-        KernelSim& k = sims[i];
-        if (!k.launch.captured_arch.empty() && k.launch.captured_arch != arch.name)
-          caveats.push_back(
-              fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
-                          "instruction stream (code compiled for another GPU may differ)",
-                          k.launch.name, k.launch.captured_arch, arch.name));
-        if (!k.residency.left_out.empty())
-          caveats.push_back(fmt::format("{} on {}: {}", k.launch.name, arch.name, k.residency.left_out));
-        if (std::string c = residency_caveat(arch, k); !c.empty()) caveats.push_back(std::move(c));
-        PredictOptions timing;
-        timing.idle_gpu = vm.count("idle-gpu") != 0U;
-        Prediction p = predict(arch, k, timing);
-        rows.push_back({trace, source.numbers()[i], arch, std::move(k), std::move(p)});
-      }
+  // One simulation of `group`'s traces (their launches one trace's after another's) on `arch`, into rows.
+  auto simulate_group = [&](const Arch& arch, const std::vector<std::size_t>& group) {
+    std::vector<std::unique_ptr<TraceSource>> opened;
+    std::vector<std::unique_ptr<FilteredSource>> filtered;
+    ChainSource chain;
+    std::optional<std::size_t> launches = 0;
+    std::optional<std::uint64_t> instructions = 0;
+    for (const std::size_t t : group) {
+      opened.push_back(open_trace(traces[t], sets));
+      const auto [n, i] = trace_totals(*opened.back(), filter);
+      launches = launches && n ? std::optional(*launches + *n) : std::nullopt;
+      instructions = instructions && i ? std::optional(*instructions + *i) : std::nullopt;
+      filtered.push_back(std::make_unique<FilteredSource>(*opened.back(), filter, traces[t], traces.size() == 1));
+      chain.add(*filtered.back());
     }
+    std::vector<KernelSim> sims;
+    {
+      const std::string name = group.size() == 1 ? std::filesystem::path(traces[group[0]]).filename().string()
+                                                 : fmt::format("{} traces", group.size());
+      ProgressLine progress(vm, fmt::format("{} on {}", name, arch.name), launches, instructions);
+      SimOptions watched = opt;  // its callback goes with the line
+      watched.progress = progress.callback();
+      sims = simulate(arch, chain, watched);
+    }
+    std::vector<std::size_t> taken(group.size(), 0);  // launches of each trace so far
+    for (std::size_t i = 0; i < sims.size(); ++i) {
+      KernelSim& k = sims[i];
+      const std::size_t from = chain.sources()[i];
+      if (!k.launch.captured_arch.empty() && k.launch.captured_arch != arch.name)
+        caveats.push_back(
+            fmt::format("{} was captured on {}; on {} it assumes the same grid, addresses and "
+                        "instruction stream (code compiled for another GPU may differ)",
+                        k.launch.name, k.launch.captured_arch, arch.name));
+      if (!k.residency.left_out.empty())
+        caveats.push_back(fmt::format("{} on {}: {}", k.launch.name, arch.name, k.residency.left_out));
+      if (std::string c = residency_caveat(arch, k); !c.empty()) caveats.push_back(std::move(c));
+      PredictOptions timing;
+      timing.idle_gpu = vm.count("idle-gpu") != 0U;
+      Prediction p = predict(arch, k, timing);
+      rows.push_back({traces[group[from]], group[from], filtered[from]->numbers()[taken[from]++], arch, std::move(k),
+                      std::move(p)});
+    }
+  };
+  // With --keep-cache the traces run as one sequence on each arch: a trace's first launch finds the caches the previous
+  // trace's last launch left (a producer's output, then its consumer). Rows go trace by trace, arch by arch, as the
+  // launches of each trace are simulated alone without it (cold launches: the same counts either way).
+  if (!opt.flush_between_launches && traces.size() > 1) {
+    std::vector<std::size_t> all(traces.size());
+    for (std::size_t t = 0; t < traces.size(); ++t) all[t] = t;
+    for (const Arch& arch : archs) simulate_group(arch, all);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Row& a, const Row& b) { return a.trace_index < b.trace_index; });
+  } else {
+    for (std::size_t t = 0; t < traces.size(); ++t)
+      for (const Arch& arch : archs) simulate_group(arch, {t});
   }
   if (rows.empty() && filter.any()) {
     const bool named = filter.name.has_value();
