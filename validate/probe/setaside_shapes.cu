@@ -6,6 +6,9 @@
 // quarter of the bytes an access), and float one thread an element (64 Mi / 4 threads, blocks of 256), at 0, 6, 8 and
 // 10 ways set aside, no window. Each configuration: two warm-up launches, then `runs` launches timed alone with CUDA
 // events, no flush. The DRAM bytes are those of setaside_rates.cu's streams (the same arrays, read and written whole).
+// The one-shot shape runs the grid-stride loop once a thread, which costs each thread a 64-bit division for its trip
+// count: 68.2 us where the same copy written `if (i < n)` takes 54.9 from a clean L2
+// (validate/results/h100-2026-11-27d).
 // Usage: setaside_shapes [runs] (default 10). Output: one JSON object on stdout.
 // Build: nvcc -O2 -arch=sm_90 -I../../model/include setaside_shapes.cu -o setaside_shapes
 #include <cuda_runtime.h>
