@@ -40,7 +40,9 @@ __device__ inline long long granule_float4(long long t, long long k, long long g
 }
 
 // A warm-up launch and `runs` more, each `launch(seed)` timed alone with CUDA events and a seed of its own (seed counts
-// on); their times in microseconds, sorted, into `us`. 1 on a CUDA error (CHECK), else 0.
+// on); their times in microseconds, sorted, into `us`. 1 on a CUDA error (CHECK), else 0. Each launch finds the GPU
+// idle (a synchronize before it), so its time holds the launch itself: 5-7.5 us more than ncu's kernel duration on the
+// H100 (validate/results/h100-2026-11-27d); compare with `predict --idle-gpu`.
 template <typename Launch>
 int timed_runs(int runs, unsigned long long& seed, Launch&& launch, std::vector<float>& us) {
   cudaEvent_t start, stop;
