@@ -95,29 +95,20 @@ int main(int argc, char** argv) {
         break;
     }
   };
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("{\n  \"name\": \"%s\",\n  \"runs\": %d,\n  \"array_bytes\": %lld,\n  \"configs\": [\n", prop.name, runs,
               floats * 4);
   bool first = true;
   for (int k = 0; k < 5; ++k) {
     for (int s = 0; s < 3; ++s) {
-      std::vector<float> us;
-      launch(k);                         // warm-up
-      for (int r = 0; r <= runs; ++r) {  // r = 0: a second warm-up, untimed
+      auto before = [&] {
         if (s == 1) probe::evict_l2<<<4096, 256>>>(flush, flush_floats, sink);
         if (s == 2) prep_write<<<4096, 256>>>(scratch, floats);
-        CHECK(cudaEventRecord(start));
-        launch(k);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaGetLastError());
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (r > 0) us.push_back(ms * 1000.0F);
-      }
-      std::sort(us.begin(), us.end());
+      };
+      std::vector<float> us;
+      unsigned long long seed = 0;
+      auto timed = [&](unsigned long long /*seed*/) { launch(k); };
+      launch(k);  // the first warm-up; timed_runs makes the second
+      if (probe::timed_runs(runs, seed, timed, us, before) != 0) return 1;
       std::printf(
           "%s    {\"kernel\": \"%s\", \"start\": \"%s\", \"us_median\": %.3f, \"us_min\": %.3f, \"us_max\": %.3f}",
           first ? "" : ",\n", kernels[k], starts[s], us[us.size() / 2], us.front(), us.back());
@@ -125,7 +116,5 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n  ]\n}\n");
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
   return 0;
 }
