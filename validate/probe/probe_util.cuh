@@ -39,19 +39,20 @@ __device__ inline long long granule_float4(long long t, long long k, long long g
   return (start + g % k) * 4 + t % 4;  // a granule is 4 float4s
 }
 
-// A warm-up launch and `runs` more, each `launch(seed)` timed alone with CUDA events and a seed of its own (seed counts
-// on), `before()` enqueued ahead of each, untimed (a flush, another kernel's writes); their times in microseconds,
-// sorted, into `us`. 1 on a CUDA error (CHECK), else 0. A launch with nothing before it finds the GPU idle (a
-// synchronize ends the previous run), so its time holds the launch itself: 5-7.5 us more than ncu's kernel duration on
-// the H100 (validate/results/h100-2026-11-27d); compare with `predict --idle-gpu`. One queued behind a kernel of
-// `before()` does not.
+// `warmups` launches and `runs` more, each `launch(seed)` timed alone with CUDA events and a seed of its own (seed
+// counts on), `before()` enqueued ahead of each, untimed (a flush, another kernel's writes); their times in
+// microseconds, sorted, into `us`. 1 on a CUDA error (CHECK), else 0. A launch with nothing before it finds the GPU
+// idle (a synchronize ends the previous run), so its time holds the launch itself: 5-7.5 us more than ncu's kernel
+// duration on the H100 (validate/results/h100-2026-11-27d); compare with `predict --idle-gpu`. One queued behind a
+// kernel of `before()` does not.
 template <typename Launch, typename Before>
-int timed_runs(int runs, unsigned long long& seed, Launch&& launch, std::vector<float>& us, Before&& before) {
+int timed_runs(int runs, unsigned long long& seed, Launch&& launch, std::vector<float>& us, Before&& before,
+               int warmups = 1) {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
   us.clear();
-  for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
+  for (int r = 1 - warmups; r <= runs; ++r) {  // r <= 0: warm-ups
     before();
     CHECK(cudaEventRecord(start));
     launch(seed);

@@ -91,10 +91,11 @@ int main(int argc, char** argv) {
             break;
         }
       };
-      launch(0);  // the first warm-up; timed_runs makes the second
       std::vector<float> us;
       unsigned long long seed = 0;
-      if (probe::timed_runs(runs, seed, launch, us) != 0) return 1;
+      if (probe::timed_runs(
+              runs, seed, launch, us, [] {}, 2) != 0)
+        return 1;  // two warm-ups
       std::printf(
           "%s    {\"kernel\": \"%s\", \"reads\": %d, \"write\": %s, \"ways\": %d, \"set_aside_bytes\": %zu, "
           "\"us_median\": %.3f, \"us_min\": %.3f, \"us_max\": %.3f}",

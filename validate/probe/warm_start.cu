@@ -107,8 +107,7 @@ int main(int argc, char** argv) {
       std::vector<float> us;
       unsigned long long seed = 0;
       auto timed = [&](unsigned long long /*seed*/) { launch(k); };
-      launch(k);  // the first warm-up; timed_runs makes the second
-      if (probe::timed_runs(runs, seed, timed, us, before) != 0) return 1;
+      if (probe::timed_runs(runs, seed, timed, us, before, 2) != 0) return 1;  // two warm-ups
       std::printf(
           "%s    {\"kernel\": \"%s\", \"start\": \"%s\", \"us_median\": %.3f, \"us_min\": %.3f, \"us_max\": %.3f}",
           first ? "" : ",\n", kernels[k], starts[s], us[us.size() / 2], us.front(), us.back());
