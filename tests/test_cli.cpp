@@ -518,6 +518,30 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   CHECK(memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=1048576", kExamples) + " --idle-gpu")
             .out.find("launch.idle_overhead (--idle-gpu)") != std::string::npos);
   CHECK(memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,nosuch", kExamples)).rc == 2);
+  // Of several traces, each description takes the --set parameters it declares: the copy n, the gather n and m. Each
+  // row is what predicting that description alone with its share gives.
+  Result both = memhier(fmt::format(
+      "predict {0}/coalesced_copy.yaml {0}/random_gather.yaml --arch h100 --set n=4096 --set m=65536 --json",
+      kExamples));
+  REQUIRE(both.rc == 0);
+  Result copy = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set n=4096 --json", kExamples));
+  Result gather =
+      memhier(fmt::format("predict {}/random_gather.yaml --arch h100 --set n=4096 --set m=65536 --json", kExamples));
+  REQUIRE((copy.rc == 0 && gather.rc == 0));
+  const auto rows = nlohmann::json::parse(both.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["counters"] == nlohmann::json::parse(copy.out)[0]["counters"]);
+  CHECK(rows[1]["counters"] == nlohmann::json::parse(gather.out)[0]["counters"]);
+  CHECK(rows[0]["counters"]["global_ld_requests"] == 4096 / 32);
+  // A parameter none of them declares is a misspelling; one trace alone takes every --set, as simulate does.
+  Result none = memhier(fmt::format(
+      "predict {0}/coalesced_copy.yaml {0}/random_gather.yaml --arch h100 --set n=4096 --set mm=3", kExamples));
+  CHECK(none.rc == 2);
+  CHECK(none.err.find("--set mm: 'mm': none of the 2 traces is a kernel description with a parameter 'mm' (did you "
+                      "mean 'm'?)") != std::string::npos);
+  Result alone = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100 --set m=3", kExamples));
+  CHECK(alone.rc == 2);
+  CHECK(alone.err.find("has no parameter 'm'") != std::string::npos);
   Result gap = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,,a100", kExamples));
   CHECK(gap.rc == 2);
   CHECK(gap.err.find("--arch 'h100,,a100' has an empty name at character 6") != std::string::npos);

@@ -16,6 +16,7 @@
 #include "memhier/arch_loader.h"
 #include "memhier/error.h"
 #include "memhier/report.h"
+#include "memhier/suggest.h"
 #include "memhier/timing.h"
 #include "memhier/trace_io.h"
 #include "memhier/trace_json.h"
@@ -74,6 +75,35 @@ nlohmann::json to_json(const Row& r) {
           {"counters", counters}};
 }
 
+// Each trace's share of --set. One trace takes them all (an error for a parameter it lacks, as `simulate` gives);
+// of several, each description takes those it declares and the others none, so one run can compare kernels whose
+// parameters differ. A --set that no trace declares is an error (a misspelt name).
+std::vector<std::vector<ParamOverride>> sets_by_trace(const std::vector<std::string>& traces,
+                                                      const std::vector<ParamOverride>& sets) {
+  if (traces.size() <= 1 || sets.empty()) return std::vector<std::vector<ParamOverride>>(traces.size(), sets);
+  std::vector<std::vector<ParamOverride>> out(traces.size());
+  std::vector<bool> taken(sets.size(), false);
+  std::vector<std::string> all;  // every parameter declared, for the suggestion
+  for (std::size_t t = 0; t < traces.size(); ++t) {
+    if (detect_trace_format(traces[t]) != TraceFormat::description) continue;
+    const std::vector<std::string> names = description_param_names(traces[t]);
+    all.insert(all.end(), names.begin(), names.end());
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      if (std::find(names.begin(), names.end(), sets[i].name) != names.end()) {
+        out[t].push_back(sets[i]);
+        taken[i] = true;
+      }
+  }
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    if (!taken[i]) {
+      const std::vector<std::string_view> candidates(all.begin(), all.end());
+      throw InputError({"--set " + sets[i].name}, sets[i].name,
+                       fmt::format("none of the {} traces is a kernel description with a parameter '{}'{}",
+                                   traces.size(), sets[i].name, did_you_mean(sets[i].name, candidates)));
+    }
+  return out;
+}
+
 void print_detail(const Row& r) {
   std::cout << fmt::format("{} on {} ({}): {}\n  {}\n", r.p.kernel, r.arch.name, r.arch.full_name,
                            units::format_duration(r.p.seconds), r.p.explanation);
@@ -97,12 +127,13 @@ void print_detail(const Row& r) {
 
 int run_predict(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                       //
-      ("trace", po::value<std::vector<std::string>>()->required(), "traces: kernel .yaml, .mht, Accel-Sim")   //
-      ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")     //
-      ("set", po::value<std::vector<std::string>>(), "override a description parameter: --set n=4096")        //
-      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                           //
-      ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")  //
+  options.add_options()                                                                                      //
+      ("trace", po::value<std::vector<std::string>>()->required(), "traces: kernel .yaml, .mht, Accel-Sim")  //
+      ("arch", po::value<std::string>()->required(), "architecture(s): h100 or h100,b200 or a YAML file")    //
+      ("set", po::value<std::vector<std::string>>(),
+       "override a description parameter: --set n=4096 (of several traces, in each description that declares it)")  //
+      ("threads", po::value<int>()->default_value(0), kThreadsHelp)                                                 //
+      ("idle-gpu", "each launch finds the GPU idle (timed alone after a synchronize): launch.idle_overhead")        //
       ("keep-cache",
        "carry cache contents from one launch to the next, as in a loop of launches timed without a "
        "flush, and from one trace to the next, in the order given (default: cold, as ncu measures)")  //
@@ -134,6 +165,7 @@ int run_predict(const std::vector<std::string>& args) {
   std::vector<std::string> caveats;
   // With several traces, --kernel or --launch may take no launch of some; it must take one somewhere.
   const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
+  const std::vector<std::vector<ParamOverride>> trace_sets = sets_by_trace(traces, sets);
   // One simulation of `group`'s traces (their launches one trace's after another's) on `arch`, into rows.
   auto simulate_group = [&](const Arch& arch, const std::vector<std::size_t>& group) {
     std::vector<std::unique_ptr<TraceSource>> opened;
@@ -142,7 +174,7 @@ int run_predict(const std::vector<std::string>& args) {
     std::optional<std::size_t> launches = 0;
     std::optional<std::uint64_t> instructions = 0;
     for (const std::size_t t : group) {
-      opened.push_back(open_trace(traces[t], sets));
+      opened.push_back(open_trace(traces[t], trace_sets[t]));
       const auto [n, i] = trace_totals(*opened.back(), filter);
       launches = launches && n ? std::optional(*launches + *n) : std::nullopt;
       instructions = instructions && i ? std::optional(*instructions + *i) : std::nullopt;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fstream>
 #include <set>
 
 #include "desc_model.h"
@@ -517,3 +518,22 @@ std::unique_ptr<Description> parse_description(const std::string& yaml, const st
 }
 
 }  // namespace memhier::desc
+
+namespace memhier {
+
+std::vector<std::string> description_param_names(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError({path.string()}, "", "cannot open the kernel description");
+  YAML::Node root;
+  try {
+    root = YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    throw InputError({path.string(), e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
+  }
+  std::vector<std::string> names;
+  if (root.IsMap() && root["params"] && root["params"].IsMap())
+    for (const auto& kv : root["params"]) names.push_back(kv.first.Scalar());
+  return names;
+}
+
+}  // namespace memhier

@@ -51,5 +51,9 @@ std::unique_ptr<DescriptionSource> load_kernel_description(const std::filesystem
                                                            const std::vector<ParamOverride>& overrides = {});
 std::unique_ptr<DescriptionSource> load_kernel_description_string(const std::string& yaml, const std::string& label,
                                                                   const std::vector<ParamOverride>& overrides = {});
+// The parameters the description at `path` declares (its `params` keys, in file order; none where it has no such
+// mapping). Reads the YAML only: load_kernel_description() checks the rest. Throws InputError where the file cannot be
+// read or is not YAML.
+std::vector<std::string> description_param_names(const std::filesystem::path& path);
 
 }  // namespace memhier
