@@ -195,6 +195,19 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
         std::string::npos);
   CHECK(memhier("trace frobnicate").rc == 2);
   CHECK(memhier("trace gen").rc == 2);
+  // An Accel-Sim load whose 16 bytes run past 2^64 (the simulator once counted a sector and sent nothing to L2): an
+  // error naming the trace and kernel.
+  const std::string header =
+      "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n\n#BEGIN_TB\n"
+      "thread block = 0,0,0\nwarp = 0\n";
+  {
+    std::ofstream(dir / "top.traceg") << header
+                                      << "0010 00000001 0 LDG.E.128 1 R2 16 1 0xfffffffffffffff8 16\n#END_TB\n";
+  }
+  Result top = memhier(fmt::format("simulate {}/top.traceg --arch h100", dir.string()));
+  CHECK(top.rc == 2);
+  CHECK(top.err.find("top.traceg: 'k': an access of 16 bytes at 0xfffffffffffffff8 runs past the end of the 64-bit "
+                     "address space") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <tuple>
+#include <variant>
 
 #include "../model/sim/coalescer.h"
 #include "../model/sim/warp_scheduler.h"
@@ -2362,4 +2363,88 @@ TEST_CASE("shared-memory instruction counts include predicated-off instructions,
   CHECK(a.shared_ld_requests == 2 * 8 * (4 + 3 * 5));
   CHECK(a.shared_ld_wavefronts == 2 * 8 * 4 * 4);  // LDS.128: 512 bytes a warp, 4 wavefronts
   CHECK(a.shared_async_requests == 2 * 8 * 4);     // the predicated-off copy writes nothing
+}
+
+TEST_CASE("accesses that run past 2^64 are an input error; bulk copies move their bytes' sectors, none when empty") {
+  // One warp's record, simulated on the H100: its counters, or the error's text.
+  auto run = [](const std::function<void(BlockTrace&)>& add) -> std::variant<SimCounters, std::string> {
+    OneBlock src("past_top", 32, [&](BlockTrace& b) {
+      b.begin_warp();
+      add(b);
+    });
+    try {
+      return simulate(h100(), src)[0].counters;
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  WarpRecord one;
+  one.active_mask = 1;
+  one.size = 16;
+  // The last 16 bytes of the address space are a sector's last half: one sector.
+  const auto top = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFFF0ULL}); });
+  REQUIRE(std::holds_alternative<SimCounters>(top));
+  CHECK(std::get<SimCounters>(top).global_ld_sectors == 1);
+  // 8 bytes further, half the access lies past 2^64 (before, one sector counted and nothing reached L2).
+  const auto past = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFFF8ULL}); });
+  REQUIRE(std::holds_alternative<std::string>(past));
+  CHECK(std::get<std::string>(past) ==
+        "<input>: 'past_top': an access of 16 bytes at 0xfffffffffffffff8 runs past the end of the 64-bit address "
+        "space (a damaged trace: no GPU address comes near it)");
+  // A warp's lanes 8 bytes apart from 2^64 - 4 (they wrap to 4: a small stride, the dense path) and a gather whose
+  // lane 5 runs past (the scattered path).
+  WarpRecord warp;
+  warp.active_mask = 0xFFFFFFFFU;
+  warp.size = 8;
+  const auto wrap = run([&](BlockTrace& b) {
+    std::array<std::uint64_t, 32> lanes{};
+    for (std::size_t i = 0; i < lanes.size(); ++i) lanes[i] = 0xFFFFFFFFFFFFFFFCULL + 8 * i;
+    b.add(warp, lanes);
+  });
+  REQUIRE(std::holds_alternative<std::string>(wrap));
+  CHECK(std::get<std::string>(wrap).find("accesses of 8 bytes from 0xfffffffffffffffc to 0xf4 run past") !=
+        std::string::npos);
+  const auto gather = run([&](BlockTrace& b) {
+    std::array<std::uint64_t, 32> lanes{};
+    for (std::size_t i = 0; i < lanes.size(); ++i) lanes[i] = 0x1000 * (32 - i);
+    lanes[5] = 0xFFFFFFFFFFFFFFFCULL;
+    b.add(warp, lanes);
+  });
+  REQUIRE(std::holds_alternative<std::string>(gather));
+  CHECK(std::get<std::string>(gather).find("an access of 8 bytes at 0xfffffffffffffffc runs past") !=
+        std::string::npos);
+  // Lanes 4 bytes apart from 2^64 - 64, said dense as a decoder says a small stride's (the first 16 end at 2^64 - 1,
+  // the rest wrap to 0): the dense path, which took the first lane's to the last lane's sectors, refuses them.
+  warp.size = 4;
+  const auto dense = run([&](BlockTrace& b) {
+    b.add_strided(warp, 32, 0xFFFFFFFFFFFFFFC0ULL, 4, kLayoutKnown | kLayoutDense | kLayoutGapless);
+  });
+  REQUIRE(std::holds_alternative<std::string>(dense));
+  CHECK(std::get<std::string>(dense).find("accesses of 4 bytes from 0xffffffffffffffc0 to 0x3c run past") !=
+        std::string::npos);
+  // Bulk copies: 96 bytes from 0x1060 are sectors 0x83 to 0x85, the last of line 0x20 and the first two of 0x21; 0
+  // bytes move nothing (the loop ran to 2^57 lines from address 0); past 2^64, or past a block's shared memory
+  // (H100: 227 KiB), an error.
+  WarpRecord bulk;
+  bulk.kind = AccessKind::bulk_copy;
+  bulk.active_mask = 1;
+  bulk.size = 16;
+  auto copy = [&](std::uint32_t bytes, std::uint64_t at) {
+    bulk.bulk_bytes = bytes;
+    return run([&](BlockTrace& b) { b.add(bulk, std::array<std::uint64_t, 1>{at}); });
+  };
+  const auto three = copy(96, 0x1060);
+  REQUIRE(std::holds_alternative<SimCounters>(three));
+  CHECK(std::get<SimCounters>(three).l1_bypass_sectors == 3);
+  CHECK(std::get<SimCounters>(three).dram_read_bytes == 2 * 64);  // a 64-byte granule of each line, cold
+  const auto none = copy(0, 0);
+  REQUIRE(std::holds_alternative<SimCounters>(none));
+  CHECK(std::get<SimCounters>(none).l1_bypass_sectors == 0);
+  const auto over = copy(32, 0xFFFFFFFFFFFFFFF0ULL);
+  REQUIRE(std::holds_alternative<std::string>(over));
+  CHECK(std::get<std::string>(over).find("an access of 32 bytes at 0xfffffffffffffff0 runs past") != std::string::npos);
+  const auto large = copy(300000, 0x1000);
+  REQUIRE(std::holds_alternative<std::string>(large));
+  CHECK(std::get<std::string>(large) ==
+        "<input>: 'past_top': a bulk copy of 300000 bytes: more than a block's shared memory (232448 bytes)");
 }

@@ -32,7 +32,13 @@ struct SectorSet {
   }
 };
 
-// `layout`: what is known of the addresses (LaneLayout bits; kLayoutUnknown: the coalescer looks).
+// Throws InputError: the accesses of `bytes` a lane from `first` to `last` (the same address: one lane) run past the
+// end of the 64-bit address space (a damaged or hand-made trace: no GPU address comes near it). Out of line: the
+// coalescer's loops only test for it.
+[[noreturn]] void access_past_top(std::uint64_t first, std::uint64_t last, std::uint64_t bytes);
+
+// `layout`: what is known of the addresses (LaneLayout bits; kLayoutUnknown: the coalescer looks). Throws
+// access_past_top()'s error for a lane whose bytes run past 2^64.
 inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, std::uint8_t layout, SectorSet& out) {
   out.line_count = 0;
   // The common case first: ascending lanes at most a sector apart (unit and small strides, float4, broadcast) touch
@@ -41,6 +47,8 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   if (!addresses.empty()) {
     if ((layout & kLayoutKnown) == 0) layout = lane_layout(addresses, size);
     if ((layout & kLayoutDense) != 0) {
+      // Ascending lanes: only the last can run past 2^64, or lanes wrap there (said dense by their stride).
+      if (addresses.back() + size - 1 < addresses.front()) access_past_top(addresses.front(), addresses.back(), size);
       const std::uint64_t first = addresses.front() >> 5U, last = (addresses.back() + size - 1) >> 5U;
       out.count = static_cast<int>(last - first + 1);
       for (std::uint64_t line = first >> 2U; line <= last >> 2U; ++line)
@@ -56,6 +64,7 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   bool sorted = true;
   std::uint64_t last_emitted = 0;
   for (std::uint64_t a : addresses) {
+    if (a + size - 1 < a) access_past_top(a, a, size);
     const std::uint64_t first = a >> 5U;
     const std::uint64_t last = (a + size - 1) >> 5U;
     if (n == 0 || first > last_emitted) {

@@ -131,6 +131,16 @@ void parallel_for(int threads, std::size_t n, F&& f) {
     if (e) std::rethrow_exception(e);
 }
 
+// Rethrows `e`; an InputError that names no file (a record the SM front refused) is given the launch's trace and name.
+[[noreturn]] void rethrow_naming(const KernelLaunch& launch, const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const InputError& x) {
+    if (!x.where().file.empty()) throw;
+    throw InputError({launch.source}, launch.name, x.message());
+  }
+}
+
 // The L2 slices, built on `threads` threads (a slice is hundreds of KiB to clear).
 Machine make_machine(const Arch& arch, int threads) {
   Machine m;
@@ -364,6 +374,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     spec.constant_latency = cycles(arch.constant_cache.latency_cycles);
     spec.async_copy_predicated_loads = static_cast<std::uint32_t>(arch.shared_memory.async_copy_predicated_loads);
     spec.dram_row_line_shift = static_cast<unsigned>(std::countr_zero(arch.dram.row_bytes / kLineBytes));  // validated
+    spec.bulk_bytes_max = std::max(arch.shared_memory.max_per_block_optin, arch.shared_memory.per_block_default);
     if (arch.constant_cache.associativity > 0) {  // validated: a power-of-two number of sets
       spec.constant_ways = static_cast<std::uint32_t>(arch.constant_cache.associativity);
       spec.constant_sets =
@@ -508,7 +519,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           if (to_run[s] == 0) lists.sort_by_group(s, take[s]);
         }
         for (const std::exception_ptr& e : failed)
-          if (e) std::rethrow_exception(e);
+          if (e) rethrow_naming(launch, e);
         // The earliest cycle an SM stopped at: requests before it are all issued (lists go in cycle order).
         std::uint64_t until = ~std::uint64_t{0};
         for (std::size_t s = 0; s < sm_count; ++s)

@@ -1,12 +1,25 @@
 #include "sm_front.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <tuple>
 
 #include "../util/sort_unique.h"
+#include "memhier/error.h"
 
 namespace memhier {
+
+void access_past_top(std::uint64_t first, std::uint64_t last, std::uint64_t bytes) {
+  const std::string what = first == last
+                               ? fmt::format("an access of {} bytes at {:#x} runs", bytes, first)
+                               : fmt::format("accesses of {} bytes from {:#x} to {:#x} run", bytes, first, last);
+  throw InputError({}, "",
+                   what +
+                       " past the end of the 64-bit address space (a damaged trace: no GPU address comes "
+                       "near it)");
+}
 
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1)
     : m_lists(lists),
@@ -428,13 +441,21 @@ void SmFront::written_words(std::span<const std::uint64_t> a, unsigned size) {
 IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint8_t layout) {
   SimCounters& c = counters;
   if (r.kind == AccessKind::bulk_copy) {  // the TMA engine reads through L2 into shared memory
+    // The copy's other end is the block's shared memory: a larger one is a damaged trace (and would make millions of
+    // requests a lane).
+    if (r.bulk_bytes > m_spec.bulk_bytes_max)
+      throw InputError({}, "",
+                       fmt::format("a bulk copy of {} bytes: more than a block's shared memory ({} bytes)",
+                                   r.bulk_bytes, m_spec.bulk_bytes_max));
     std::uint32_t lines = 0;
     for (std::uint64_t base : a) {
-      const std::uint64_t first = base >> 5U, end = (base + r.bulk_bytes + 31) >> 5U;
-      c.l1_bypass_sectors += end - first;
-      for (std::uint64_t line = first >> 2U; line <= (end - 1) >> 2U; ++line) {
-        std::uint32_t mask = 0;
-        for (std::uint64_t s = std::max(first, line * 4); s < std::min(end, line * 4 + 4); ++s) mask |= 1U << (s & 3U);
+      if (r.bulk_bytes == 0) break;  // nothing moves
+      if (base + (r.bulk_bytes - 1) < base) access_past_top(base, base, r.bulk_bytes);
+      const std::uint64_t first = base >> 5U, last = (base + (r.bulk_bytes - 1)) >> 5U;  // sectors
+      c.l1_bypass_sectors += last - first + 1;
+      for (std::uint64_t line = first >> 2U; line <= last >> 2U; ++line) {
+        const std::uint64_t from = std::max(first, line * 4), to = std::min(last, line * 4 + 3);
+        const auto mask = static_cast<std::uint32_t>((0xFU << (from & 3U)) & (0xFU >> (3U - (to & 3U))));
         send(line, mask, L2Op::read);
         ++lines;
       }

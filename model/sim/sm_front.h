@@ -36,7 +36,8 @@ struct SmFrontSpec {
   // The constant cache whose misses are counted (constant_ways 0: none); constant addresses / 2^shift are its lines.
   std::uint32_t constant_sets = 1, constant_ways = 0;
   unsigned constant_line_shift = 6;
-  unsigned dram_row_line_shift = 3;  // log2(lines of a DRAM row chunk: dram.row_bytes / 128)
+  unsigned dram_row_line_shift = 3;                  // log2(lines of a DRAM row chunk: dram.row_bytes / 128)
+  std::uint64_t bulk_bytes_max = ~std::uint64_t{0};  // a bulk copy's largest (a block's shared memory)
 };
 
 // Aligned to two cache lines: simulate() runs the SMs on all host threads, and an SM's counters and state, written

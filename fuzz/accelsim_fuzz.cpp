@@ -1,0 +1,45 @@
+// libFuzzer target for the Accel-Sim trace reader: any bytes as a .traceg file must give launches and blocks or an
+// InputError naming the file and line, never a crash, a hang, an unbounded allocation or another exception; every
+// block it gives has its launch's warps, and every memory record as many addresses as active lanes.
+#include <unistd.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "memhier/accelsim.h"
+#include "memhier/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("memhier_fuzz_" + std::to_string(getpid()) + ".traceg");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return 0;
+  std::fwrite(data, 1, size, f);
+  std::fclose(f);
+  try {
+    memhier::AccelSimReader reader(path);
+    memhier::KernelLaunch launch;
+    memhier::BlockTrace block;
+    while (reader.next_kernel(launch)) {
+      const std::uint32_t warps = launch.warps_per_block();
+      while (reader.next_block(block)) {
+        if (block.warp_count() != warps) __builtin_trap();
+        for (const memhier::WarpRecord& r : block.records) {
+          if (!r.is_memory() || r.active_mask == 0) continue;
+          if (block.lane_addresses(r).size() != static_cast<std::size_t>(std::popcount(r.active_mask)))
+            __builtin_trap();
+        }
+      }
+    }
+  } catch (const memhier::InputError& e) {
+    // The error names this file and, past its opening, a line of it.
+    if (e.where().file != path.string()) __builtin_trap();
+  }
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);
+  return 0;
+}
