@@ -1,6 +1,8 @@
-// libFuzzer target for the Accel-Sim trace reader: any bytes as a .traceg file must give launches and blocks or an
-// InputError naming the file and line, never a crash, a hang, an unbounded allocation or another exception; every
-// block it gives has its launch's warps, and every memory record as many addresses as active lanes.
+// libFuzzer target for the Accel-Sim trace reader and the simulator behind it: any bytes as a .traceg file must give
+// launches and blocks or an InputError naming the file and line, never a crash, a hang, an unbounded allocation or
+// another exception; every block it gives has its launch's warps, and every memory record as many addresses as active
+// lanes. Then the same file is simulated on the V100 (the smallest L2 to build an input) and the H100 (partitions,
+// TPC merges, residency control): counters, or an InputError naming the file.
 #include <unistd.h>
 
 #include <bit>
@@ -11,7 +13,9 @@
 #include <system_error>
 
 #include "memhier/accelsim.h"
+#include "memhier/arch_loader.h"
 #include "memhier/error.h"
+#include "memhier/sim.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::filesystem::path path =
@@ -38,6 +42,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const memhier::InputError& e) {
     // The error names this file and, past its opening, a line of it.
     if (e.where().file != path.string()) __builtin_trap();
+  }
+  static const memhier::Arch archs[] = {memhier::load_arch_file(MEMHIER_FUZZ_ARCH_DIR "/v100.yaml"),
+                                        memhier::load_arch_file(MEMHIER_FUZZ_ARCH_DIR "/h100.yaml")};
+  for (const memhier::Arch& arch : archs) {
+    try {
+      memhier::AccelSimReader reader(path);
+      memhier::SimOptions options;
+      options.threads = 1;
+      for (const memhier::KernelSim& k : memhier::simulate(arch, reader, options))
+        if (k.counters.global_ld_requests != 0 && k.counters.global_ld_sectors == 0)
+          __builtin_trap();  // a load request touches at least one sector
+    } catch (const memhier::InputError& e) {
+      if (e.where().file != path.string()) __builtin_trap();
+    }
   }
   std::error_code ignored;
   std::filesystem::remove(path, ignored);

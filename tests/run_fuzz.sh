@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the .mht reader fuzzer and the index-expression fuzzer with clang/libFuzzer and runs each for a bounded time:
-# the reader on seeds made by the memhier CLI, the expressions on one seed per operator and function.
+# Builds the .mht reader fuzzer, the index-expression fuzzer and the Accel-Sim reader + simulator fuzzer with
+# clang/libFuzzer and runs each for a bounded time: the readers on seeds made by the memhier CLI (and, for Accel-Sim,
+# one written here with every address mode, line info, generic and bulk accesses), the expressions on one seed per
+# operator and function.
 # usage: run_fuzz.sh SOURCE_DIR BUILD_DIR MEMHIER_CLI SECONDS
 set -euo pipefail
 src=$1 build=$2 cli=$3 seconds=$4
@@ -29,6 +31,42 @@ for e in 'a + b - c' 'a * b' 'a / c' 'a % c' '(a << 3) | b' 'a >> (b & 7)' 'a & 
   i=$((i + 1))
   { printf '%s\n' "$e"; head -c 400 /dev/zero | tr '\0' '\045'; } > "$exprs/seed$i"
 done
+# Accel-Sim seeds: two exported kernels, and one of every address mode with line info, generic loads, a barrier, an
+# LDGSTS, local stores and a bulk copy.
+accel=$build/accelsim-corpus
+rm -rf "$accel" && mkdir -p "$accel"
+for k in "transpose_tiled --set n=32" "random_gather --set n=64 --set m=4096"; do
+  name=${k%% *}
+  # shellcheck disable=SC2086  # the --set flags split on purpose
+  "$cli" trace convert "$src/traces/examples/$name.yaml" "$build/accelsim-$name" ${k#* } >/dev/null
+  cp "$build/accelsim-$name/kernel-1.traceg" "$accel/$name.traceg"
+  rm -rf "$build/accelsim-$name"
+done
+cat > "$accel/modes.traceg" <<'TRACE'
+-kernel name = k
+-grid dim = (2,1,1)
+-block dim = (64,1,1)
+-shmem base_addr = 0x00007f2c00000000
+-local mem base_addr = 0x00007f2c01000000
+-accelsim tracer version = 4
+-enable lineinfo = 1
+
+#BEGIN_TB
+thread block = 1,0,0
+warp = 0
+insts = 5
+7 0010 ffffffff 1 R1 IMAD 2 R1 R2 0
+7 0030 0000000f 0 STG.E.64 2 R2 R4 8 0 0x00007f2c20000000 0x00007f2c20000100 0x00007f2c20000008 0x00007f2c20000010
+8 0040 00000007 1 R5 LD.E 1 R2 4 2 0x00007f2c00000010 4 -8 0x10
+9 0050 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0
+9 0060 00000003 0 LDGSTS.E.BYPASS.128 2 R2 R3 16 1 0x00007f2c10000000 16
+warp = 1
+insts = 2
+10 0070 ffffffff 0 STL 2 R2 R4 4 1 0x00007f2c01000000 4
+11 0080 00000001 1 R4 UBLKCP 1 R2 16 1 0x00007f2c10000040 0
+#END_TB
+TRACE
 cd "$build"
 ./mht_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 ./expr_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$exprs" 2>&1 | tail -n 6
+./accelsim_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 "$accel" 2>&1 | tail -n 6
