@@ -129,6 +129,25 @@ TEST_CASE("import errors name file and line") {
     return std::string();
   };
   CHECK(err("", 6).find("version 6") != std::string::npos);
+  // Header counts out of range (a negative one was read as 4 billion registers, which the occupancy calculator then
+  // refused without naming the file).
+  auto header_err = [&](const std::string& from, const std::string& to) {
+    std::string h = header(5, 0);
+    h.replace(h.find(from), from.size(), to);
+    write(d / "h.traceg", h);
+    try {
+      AccelSimReader r(d / "h.traceg");
+      KernelLaunch k;
+      r.next_kernel(k);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(header_err("-nregs = 18", "-nregs = -16").ends_with("h.traceg:6: nregs -16: a thread has 0 to 255 registers"));
+  CHECK(header_err("-nregs = 18", "-nregs = 256").find("nregs 256") != std::string::npos);
+  CHECK(header_err("-nregs = 18", "-nregs = 255").empty());
+  CHECK(header_err("-shmem = 1024", "-shmem = -1").ends_with("h.traceg:5: shmem -1: not a size in bytes"));
   CHECK(err("#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n0020 ffffffff 1 R4 LDG.E 1 R2 4 7 0x0\n#END_TB\n")
             .find("k.traceg:20: address mode 7") != std::string::npos);
   CHECK(

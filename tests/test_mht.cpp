@@ -241,6 +241,17 @@ TEST_CASE("damaged files: every error names the file and a byte offset") {
     write_all(bad, bytes.substr(0, bytes.size() / 2));
     CHECK(error_of(bad).find("truncated") != std::string::npos);
   }
+  SUBCASE("more registers than a thread can have") {  // once 4 billion of them, read as a negative count later
+    MhtWriter w(bad, {4096, 3});
+    KernelLaunch k = launch("k", 1);
+    k.registers_per_thread = 0xFFFFFFF0U;
+    w.begin_kernel(k);
+    w.end_kernel();
+    w.close();
+    const std::string e = error_of(bad);
+    CHECK(e.find(bad.string() + ": byte offset ") == 0);
+    CHECK(e.find("field 'registers_per_thread' is 4294967280; a thread has 0 to 255") != std::string::npos);
+  }
   SUBCASE("too short for a header") {
     write_all(bad, bytes.substr(0, 10));
     CHECK(error_of(bad).find("too short") != std::string::npos);

@@ -321,6 +321,23 @@ TEST_CASE("bad descriptions name the line, column and key") {
   CHECK(msg(head + "body: [{load: 'x[1.5]'}]\n").find("'1.5' in '1.5' is not an integer") != std::string::npos);
   // muparser reads a comma list as several results and returns the last: x[1, 2] would read x[2].
   CHECK(msg(head + "body: [{load: 'x[1, 2]'}]\n").find("'1, 2' gives 2 values") != std::string::npos);
+  // A list or mapping where a name goes, a word where true or false goes (once yaml-cpp's "bad conversion", without
+  // the file: found by fuzzing).
+  CHECK(msg(head + "[a, b]: 1\nbody: [{load: 'x[0]'}]\n") ==
+        "test.yaml:4:1: 'kernel description': a key must be a name, not a list or mapping");
+  CHECK(msg(head + "body: [{let: {[i]: 1}}]\n").find("test.yaml:4:15: 'let': a key must be a name") !=
+        std::string::npos);
+  CHECK(msg(head + "body: [{[load]: 'x[0]'}]\n").find("test.yaml:4:9: 'body': a key must be a name") !=
+        std::string::npos);
+  CHECK(msg("kernel: k\nparams: {[n]: 1}\n").find("test.yaml:2:10: 'params': a key must be a name") !=
+        std::string::npos);
+  CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays: {[x]: {element: 4, length: 8}}\n")
+            .find("test.yaml:3:10: 'arrays': a key must be a name") != std::string::npos);
+  CHECK(msg("kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\n"
+            "arrays: {s: {element: 4, length: 8, space: shared, dynamic: maybe}}\n")
+            .find("'dynamic': expected true or false") != std::string::npos);
+  CHECK(msg(head + "l2: {reset_persisting: perhaps}\nbody: [{load: 'x[0]'}]\n")
+            .find("test.yaml:4:24: 'reset_persisting': expected true or false") != std::string::npos);
 }
 
 TEST_CASE("unroll: iteration i of a loop runs copy i % N of its body, at the copy's own pcs") {

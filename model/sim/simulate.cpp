@@ -290,7 +290,11 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     res.registers_per_thread = static_cast<int>(launch.registers_per_thread);
     res.static_shared_bytes = launch.static_shared_bytes;
     res.dynamic_shared_bytes = launch.dynamic_shared_bytes;
-    ks.occupancy = compute_occupancy(arch, res);
+    try {
+      ks.occupancy = compute_occupancy(arch, res);
+    } catch (const InputError&) {  // a launch a trace describes: it names the trace
+      rethrow_naming(launch, std::current_exception());
+    }
     if (ks.occupancy.blocks_per_sm == 0)
       throw InputError({launch.source}, launch.name,
                        fmt::format("cannot run on {}: {}", arch.name, ks.occupancy.not_launchable));

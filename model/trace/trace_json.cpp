@@ -73,6 +73,9 @@ KernelLaunch launch_from_json(const json& j) {
   k.cluster = dim_from_json(j, "cluster");
   if (k.block.count() > 1024) throw std::invalid_argument(fmt::format("block of {} threads", k.block.count()));
   k.registers_per_thread = get<std::uint32_t>(j, "registers_per_thread");
+  if (k.registers_per_thread > 255)  // every GPU since Kepler: 255 a thread at most
+    throw std::invalid_argument(
+        fmt::format("field 'registers_per_thread' is {}; a thread has 0 to 255", k.registers_per_thread));
   k.static_shared_bytes = get<std::uint32_t>(j, "static_shared_bytes");
   k.dynamic_shared_bytes = get<std::uint32_t>(j, "dynamic_shared_bytes");
   k.local_bytes_per_thread = get<std::uint32_t>(j, "local_bytes_per_thread");

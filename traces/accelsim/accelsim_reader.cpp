@@ -191,9 +191,13 @@ void AccelSimReader::State::read_header() {
       have_block = true;
       if (launch.block.count() > 1024) fail(fmt::format("block of {} threads", launch.block.count()));
     } else if (key == "shmem") {
-      launch.static_shared_bytes = static_cast<std::uint32_t>(dec(value, "shmem"));
+      const std::int64_t bytes = dec(value, "shmem");
+      if (bytes < 0 || bytes > 0xFFFFFFFFLL) fail(fmt::format("shmem {}: not a size in bytes", bytes));
+      launch.static_shared_bytes = static_cast<std::uint32_t>(bytes);
     } else if (key == "nregs") {
-      launch.registers_per_thread = static_cast<std::uint32_t>(dec(value, "nregs"));
+      const std::int64_t registers = dec(value, "nregs");
+      if (registers < 0 || registers > 255) fail(fmt::format("nregs {}: a thread has 0 to 255 registers", registers));
+      launch.registers_per_thread = static_cast<std::uint32_t>(registers);
     } else if (key == "shmem base_addr") {
       shared_base = hex(value, "shmem base_addr");
     } else if (key == "local mem base_addr") {

@@ -41,6 +41,18 @@ class Parser {
   void check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed, const std::string& context);
   void check_predicable(std::vector<Stmt>& body, const std::string& key) const;
   [[nodiscard]] std::string scalar(const YAML::Node& n, const std::string& key) const;
+  // A mapping's key as a name: `context` says whose key it is (an error for a list or mapping used as one).
+  [[nodiscard]] std::string key_name(const YAML::Node& k, const std::string& context) const {
+    if (!k.IsScalar()) fail(k, context, "a key must be a name, not a list or mapping");
+    return k.Scalar();
+  }
+  [[nodiscard]] bool boolean(const YAML::Node& n, const std::string& key) const {
+    try {
+      return n.as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(n, key, "expected true or false");
+    }
+  }
   Expression expr(const YAML::Node& n, const std::string& key) { return {scalar(n, key), m_d->scope, loc(n), key}; }
   std::int64_t uniform(const YAML::Node& n, const std::string& key) { return expr(n, key).eval_uniform(m_d->scope); }
   std::uint64_t bytes(const YAML::Node& n, const std::string& key);
@@ -64,7 +76,7 @@ void Parser::check_keys(const YAML::Node& map, const std::vector<std::string_vie
                         const std::string& context) {
   std::set<std::string> seen;
   for (const auto& kv : map) {
-    const auto key = kv.first.as<std::string>();
+    const auto key = key_name(kv.first, context);
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       if (key.find(')') != std::string::npos)
         fail(kv.first, key,
@@ -140,7 +152,7 @@ void Parser::parse_params(const YAML::Node& n) {
   if (!n.IsMap()) fail(n, "params", "expected a mapping of name: expression");
   std::set<std::string> seen;
   for (const auto& kv : n) {
-    const auto name = kv.first.as<std::string>();
+    const auto name = key_name(kv.first, "params");
     if (!seen.insert(name).second) fail(kv.first, name, "duplicate parameter");
     if (m_d->scope.find(name) >= 0) fail(kv.first, name, "parameter name clashes with a built-in name");
     const ParamOverride* set = nullptr;
@@ -192,7 +204,7 @@ void Parser::parse_arrays(const YAML::Node& n) {
   std::set<std::string> seen;
   std::vector<std::pair<DescribedArray, bool>> dynamic;
   for (const auto& kv : n) {
-    const auto name = kv.first.as<std::string>();
+    const auto name = key_name(kv.first, "arrays");
     if (!seen.insert(name).second) fail(kv.first, name, "duplicate array");
     const YAML::Node& a = kv.second;
     if (!a.IsMap()) fail(a, name, "expected a mapping with element and length");
@@ -213,7 +225,7 @@ void Parser::parse_arrays(const YAML::Node& n) {
         a["align"] ? bytes(a["align"], "align") : std::max<std::uint64_t>(256, arr.element_bytes);
     if (align == 0 || (align & (align - 1)) != 0)
       fail(a["align"], "align", fmt::format("alignment {} is not a power of two", align));
-    const bool is_dynamic = a["dynamic"] && a["dynamic"].as<bool>();
+    const bool is_dynamic = a["dynamic"] && boolean(a["dynamic"], "dynamic");
     if (is_dynamic && arr.space != AddressSpace::shared)
       fail(a["dynamic"], "dynamic", "only shared arrays can be dynamic");
     const bool on_heap = arr.space == AddressSpace::global || arr.space == AddressSpace::texture;
@@ -273,7 +285,7 @@ void Parser::parse_l2(const YAML::Node& n) {
   KernelLaunch& k = m_d->launch;
   if (n["persisting_set_aside"])
     k.persisting_set_aside_bytes = bytes(n["persisting_set_aside"], "persisting_set_aside");
-  if (n["reset_persisting"]) k.reset_persisting = n["reset_persisting"].as<bool>();
+  if (n["reset_persisting"]) k.reset_persisting = boolean(n["reset_persisting"], "reset_persisting");
   if (!n["windows"]) return;
   if (!n["windows"].IsSequence()) fail(n["windows"], "windows", "expected a list of windows");
   for (const auto& w : n["windows"]) {
@@ -379,12 +391,12 @@ Stmt Parser::parse_stmt(const YAML::Node& n) {
     m_d->info.pc_lines[s.pc] = s.where.line;
     return s;
   }
-  const auto verb = n.begin()->first.as<std::string>();
+  const auto verb = key_name(n.begin()->first, "body");
   if (verb == "let") {
     check_keys(n, {"let"}, "let");
     if (!n["let"].IsMap()) fail(n["let"], "let", "expected a mapping of name: expression");
     for (const auto& kv : n["let"]) {
-      const auto name = kv.first.as<std::string>();
+      const auto name = key_name(kv.first, "let");
       Expression e = expr(kv.second, name);  // compiled before the name exists: 'i: i + 1' needs an earlier i
       const int slot = m_d->scope.find(name);
       if (slot >= 0 && slot < m_d->fixed_slots)
@@ -514,7 +526,11 @@ std::unique_ptr<Description> Parser::run(const std::string& yaml) {
 
 std::unique_ptr<Description> parse_description(const std::string& yaml, const std::string& file,
                                                const std::vector<ParamOverride>& overrides) {
-  return Parser(file, overrides).run(yaml);
+  try {
+    return Parser(file, overrides).run(yaml);
+  } catch (const YAML::Exception& e) {  // a conversion no check above foresaw: still the file and place
+    throw InputError({file, e.mark.line + 1, e.mark.column + 1}, "", "YAML: " + e.msg);
+  }
 }
 
 }  // namespace memhier::desc

@@ -509,7 +509,9 @@ class Runner final : public DescriptionSource {
   void step_lane_loop(WarpState& st) {
     Frame& f = st.stack.back();
     const Stmt& s = *m_stmts[static_cast<std::size_t>(f.owner)];
-    auto& [value, to, step] = st.lane_loops.back();
+    // References, not a structured binding: the lambdas below capture them (clang before 16 cannot capture bindings).
+    std::array<Lanes64, 3>& loop = st.lane_loops.back();
+    Lanes64 &value = loop[0], &to = loop[1], &step = loop[2];
     if (f.next != 0)  // the lanes of the iteration just run step on
       for_lanes(f.mask,
                 [&](int lane) { value[static_cast<std::size_t>(lane)] += step[static_cast<std::size_t>(lane)]; });
