@@ -567,6 +567,13 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
                           kExamples));
   REQUIRE(r.rc == 0);
   CHECK(r.err.find("4 points, 2 distinct memory configurations") != std::string::npos);
+  // An L2 whose simulated state (about 20 bytes a 128-byte line) is more than any test machine's memory: refused
+  // before it is built. 3200 GiB: 2^24 of the H100's 200 KiB (a set in each of its 100 slices).
+  Result huge =
+      memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set n=4096 --vary l2.size=3200GiB", kExamples));
+  CHECK(huge.rc == 2);
+  CHECK(huge.err.find("'l2.size': an L2 of 3.12TiB takes about 500GiB of host memory to simulate, more than this "
+                      "machine has (") != std::string::npos);
   const auto points = nlohmann::json::parse(r.out)["points"];
   REQUIRE(points.size() == 4);
   // Same L2 size, DRAM-bound (64 MiB per array): halving the bandwidth doubles the DRAM time; the kernel time above

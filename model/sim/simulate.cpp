@@ -6,6 +6,7 @@
 // of its TPC has in flight merged into that one (tpc_merge.h). SMs and groups are independent within a batch of
 // blocks, so both phases run in parallel with results identical to one thread.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -252,9 +253,26 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                        fmt::format("is {} B; the simulator models {} B {}s only", bytes,
                                    line ? kLineBytes : kSectorBytes, line ? "line" : "sector"));
   }
+  // The L2's state on the host: about 20 bytes a line (a 16-way set's tags, keys and states in a 256-byte block, and
+  // each line's written words: set_cache.h). An L2 whose state this machine's memory cannot hold is refused before it
+  // is built (a what-if of a 100 GiB L2 ended in std::bad_alloc, or in the kernel's out-of-memory killer).
+  const std::uint64_t l2_host_bytes = arch.l2.size / kLineBytes * 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  const std::uint64_t host_bytes =
+      pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes) : 0;
+  const std::string l2_too_large = fmt::format("an L2 of {} takes about {} of host memory to simulate",
+                                               units::format_size(arch.l2.size), units::format_size(l2_host_bytes));
+  if (host_bytes != 0 && l2_host_bytes > host_bytes)
+    throw InputError({arch.source_file}, "l2.size",
+                     fmt::format("{}, more than this machine has ({})", l2_too_large, units::format_size(host_bytes)));
   PhaseClock clock(options.times);
   const std::uint64_t round_requests = std::max<std::uint64_t>(options.round_requests, 1);  // each round issues
-  Machine machine = make_machine(arch, options.threads);
+  Machine machine;
+  try {
+    machine = make_machine(arch, options.threads);
+  } catch (const std::bad_alloc&) {
+    throw InputError({arch.source_file}, "l2.size", l2_too_large + ", more than the host could allocate");
+  }
   clock.lap(&SimPhaseTimes::setup);
   const int num_sms = arch.sm.count;
   std::vector<KernelSim> out;
