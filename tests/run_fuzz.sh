@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the .mht reader fuzzer, the index-expression fuzzer, the Accel-Sim reader + simulator fuzzer and the kernel
-# description fuzzer with clang/libFuzzer and runs each for a bounded time: the readers on seeds made by the memhier
-# CLI (and, for Accel-Sim, one written here with every address mode, line info, generic and bulk accesses), the
-# expressions on one seed per operator and function, the descriptions on the example kernels.
+# Builds the .mht reader fuzzer, the index-expression fuzzer, the Accel-Sim reader + simulator fuzzer, the kernel
+# description fuzzer and the architecture file fuzzer with clang/libFuzzer and runs each for a bounded time: the
+# readers on seeds made by the memhier CLI (and, for Accel-Sim, one written here with every address mode, line info,
+# generic and bulk accesses), the expressions on one seed per operator and function, the descriptions on the example
+# kernels, the architecture files on the shipped ones.
 # usage: run_fuzz.sh SOURCE_DIR BUILD_DIR MEMHIER_CLI SECONDS
 set -euo pipefail
 src=$1 build=$2 cli=$3 seconds=$4
@@ -66,12 +67,17 @@ insts = 2
 11 0080 00000001 1 R4 UBLKCP 1 R2 16 1 0x00007f2c10000040 0
 #END_TB
 TRACE
-# Description seeds: copies of the examples (libFuzzer adds what it finds to the folder).
+# Description and architecture seeds: copies of the examples and of the shipped archs (libFuzzer adds what it finds
+# to the folder it is given).
 descs=$build/desc-corpus
 rm -rf "$descs" && mkdir -p "$descs"
 cp "$src"/traces/examples/*.yaml "$descs"
+archs=$build/arch-corpus
+rm -rf "$archs" && mkdir -p "$archs"
+cp "$src"/archs/*.yaml "$archs"
 cd "$build"
 ./mht_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 ./expr_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$exprs" 2>&1 | tail -n 6
 ./accelsim_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 "$accel" 2>&1 | tail -n 6
 ./desc_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$descs" 2>&1 | tail -n 6
+./arch_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 "$archs" 2>&1 | tail -n 6
