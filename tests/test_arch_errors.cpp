@@ -75,6 +75,13 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "l2.size");
     CHECK(e.message().find("units") != std::string::npos);
   }
+  WHEN("extends names what no file can be called (found by fuzzing: the file system's own error escaped)") {
+    auto e = load_error("extends: " + std::string(5000, 'b') + "\nname: x\n");
+    CHECK(e.key() == "extends");
+    CHECK(e.where().file == "bad.yaml");
+    CHECK(e.where().line == 1);
+    CHECK(e.message().find("unknown architecture 'bbbb") == 0);
+  }
   WHEN("a list is given where a value is expected, or a value where a mapping is expected") {
     CHECK(load_error(h100_with("  line: 128B   ", "  line: [128B]")).key() == "l1.line");
     CHECK(load_error("extends: h100\nname: x\nl2: 5MiB\n").key() == "l2");

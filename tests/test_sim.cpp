@@ -2365,7 +2365,7 @@ TEST_CASE("shared-memory instruction counts include predicated-off instructions,
   CHECK(a.shared_async_requests == 2 * 8 * 4);     // the predicated-off copy writes nothing
 }
 
-TEST_CASE("accesses that run past 2^64 are an input error; bulk copies move their bytes' sectors, none when empty") {
+TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bulk copies move their bytes' sectors") {
   // One warp's record, simulated on the H100: its counters, or the error's text.
   auto run = [](const std::function<void(BlockTrace&)>& add) -> std::variant<SimCounters, std::string> {
     OneBlock src("past_top", 32, [&](BlockTrace& b) {
@@ -2422,6 +2422,32 @@ TEST_CASE("accesses that run past 2^64 are an input error; bulk copies move thei
   REQUIRE(std::holds_alternative<std::string>(dense));
   CHECK(std::get<std::string>(dense).find("accesses of 4 bytes from 0xffffffffffffffc0 to 0x3c run past") !=
         std::string::npos);
+  // Local offsets: a thread's local window spans 4 GiB (Accel-Sim's); past it, an offset is not one (a global address
+  // left in a local access mapped past 2^64 onto other memory).
+  WarpRecord local;
+  local.space = AddressSpace::local;
+  local.kind = AccessKind::store;
+  local.active_mask = 0xFFFFFFFFU;
+  local.size = 4;
+  auto local_at = [&](std::uint64_t offset) {
+    return run([&](BlockTrace& b) {
+      std::array<std::uint64_t, 32> lanes{};
+      lanes.fill(offset);
+      lanes[3] = 0;  // not one offset across the warp: lane by lane
+      b.add(local, lanes);
+    });
+  };
+  REQUIRE(std::holds_alternative<SimCounters>(local_at(0xFFFFFFFCULL)));
+  const auto far_local = local_at(0x100000000ULL);
+  REQUIRE(std::holds_alternative<std::string>(far_local));
+  CHECK(std::get<std::string>(far_local) ==
+        "<input>: 'past_top': a local-memory offset of 0x100000000: past the 4 GiB a thread's local window spans "
+        "(local accesses are offsets in that window)");
+  const auto far_slot = run([&](BlockTrace& b) {  // one offset across the warp: a spill slot's path
+    b.add_strided(local, 32, 0x7F0000000000ULL, 0, kLayoutKnown | kLayoutDense);
+  });
+  REQUIRE(std::holds_alternative<std::string>(far_slot));
+  CHECK(std::get<std::string>(far_slot).find("a local-memory offset of 0x7f0000000000") != std::string::npos);
   // Bulk copies: 96 bytes from 0x1060 are sectors 0x83 to 0x85, the last of line 0x20 and the first two of 0x21; 0
   // bytes move nothing (the loop ran to 2^57 lines from address 0); past 2^64, or past a block's shared memory
   // (H100: 227 KiB), an error.

@@ -127,7 +127,8 @@ Arch load_base(const Leaf& extends, const std::string& file, const fs::path& dir
   fs::path sibling = dir / (name + ".yaml");
   fs::path base_path;
   try {
-    base_path = fs::exists(sibling) ? sibling : find_arch_file(name);
+    std::error_code ec;  // a name no file can have (too long, say) is no sibling: find_arch_file() says unknown
+    base_path = fs::exists(sibling, ec) ? sibling : find_arch_file(name);
   } catch (const InputError& e) {
     throw InputError(at(file, extends.mark), "extends", e.message());
   }
@@ -210,8 +211,10 @@ std::vector<fs::path> list_arch_files() {
 fs::path find_arch_file(const std::string& name_or_path) {
   bool looks_like_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  std::error_code
+      ec;  // a path the file system refuses (too long, say) is no file: an InputError, not a throw of its own
   if (looks_like_path) {
-    if (!fs::is_regular_file(name_or_path)) {
+    if (!fs::is_regular_file(name_or_path, ec)) {
       throw InputError(SourceLocation{name_or_path}, "", "no such architecture file");
     }
     return name_or_path;
@@ -219,7 +222,7 @@ fs::path find_arch_file(const std::string& name_or_path) {
   std::string name = lower(name_or_path);
   for (const fs::path& dir : arch_search_dirs()) {
     fs::path candidate = dir / (name + ".yaml");
-    if (fs::is_regular_file(candidate)) return candidate;
+    if (fs::is_regular_file(candidate, ec)) return candidate;
   }
   std::string known;
   for (const fs::path& p : list_arch_files()) known += (known.empty() ? "" : ", ") + p.stem().string();

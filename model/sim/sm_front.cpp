@@ -21,6 +21,22 @@ void access_past_top(std::uint64_t first, std::uint64_t last, std::uint64_t byte
                        "near it)");
 }
 
+namespace {
+
+// Local offsets are refused from 4 GiB, the window Accel-Sim's tracer gives a thread's local memory (its header's
+// "local mem base_addr"): far past it, the interleaved layout (SmFront::issue) wraps past 2^64 and aliases other
+// memory. A trace whose local accesses are not offsets in that window (a global address, say) gets an error.
+constexpr std::uint64_t kLocalOffsetLimit = std::uint64_t{1} << 32U;
+
+[[noreturn]] void local_offset_too_large(std::uint64_t offset) {
+  throw InputError({}, "",
+                   fmt::format("a local-memory offset of {:#x}: past the 4 GiB a thread's local window spans (local "
+                               "accesses are offsets in that window)",
+                               offset));
+}
+
+}  // namespace
+
 SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1)
     : m_lists(lists),
       m_spec(spec),
@@ -114,6 +130,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   if (r.space == AddressSpace::local && r.active_mask == 0xFFFFFFFFU &&
       (r.layout & (kLayoutCompact | kLayoutRuns)) == kLayoutCompact && b.addresses[r.address_index + 1] == 0) {
     const std::uint64_t offset = b.addresses[r.address_index];
+    if (offset >= kLocalOffsetLimit) local_offset_too_large(offset);
     const std::uint64_t first =
         m_spec.local_base + ((offset / 4) * m_spec.local_threads + thread_base) * 4 + offset % 4;
     for (std::size_t i = 0; i < kWarpSize; ++i) m_mapped[i] = first + 4 * i;
@@ -166,6 +183,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
       std::size_t i = 0;
       for (std::uint32_t m = r.active_mask; m != 0; m &= m - 1, ++i) {
         const std::uint64_t t = thread_base + static_cast<std::uint64_t>(std::countr_zero(m));
+        if (a[i] >= kLocalOffsetLimit) local_offset_too_large(a[i]);
         m_mapped[i] = m_spec.local_base + ((a[i] / 4) * m_spec.local_threads + t) * 4 + a[i] % 4;
       }
       return global_access(r, {m_mapped.data(), a.size()}, kLayoutUnknown);  // the record's layout is of offsets
