@@ -80,8 +80,11 @@ nlohmann::json to_json(const Row& r) {
 // parameters differ. A --set that no trace declares is an error (a misspelt name).
 std::vector<std::vector<ParamOverride>> sets_by_trace(const std::vector<std::string>& traces,
                                                       const std::vector<ParamOverride>& sets) {
-  if (traces.size() <= 1 || sets.empty()) return std::vector<std::vector<ParamOverride>>(traces.size(), sets);
   std::vector<std::vector<ParamOverride>> out(traces.size());
+  if (traces.size() <= 1 || sets.empty()) {
+    std::fill(out.begin(), out.end(), sets);
+    return out;
+  }
   std::vector<bool> taken(sets.size(), false);
   std::vector<std::string> all;  // every parameter declared, for the suggestion
   for (std::size_t t = 0; t < traces.size(); ++t) {
