@@ -63,10 +63,11 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   int n = 0;
   bool sorted = true;
   std::uint64_t last_emitted = 0;
+  bool wrapped = false;  // a lane's bytes ran past 2^64: its last sector comes before its first
   for (std::uint64_t a : addresses) {
-    if (a + size - 1 < a) access_past_top(a, a, size);
     const std::uint64_t first = a >> 5U;
     const std::uint64_t last = (a + size - 1) >> 5U;
+    wrapped |= last < first;
     if (n == 0 || first > last_emitted) {
       out.sector[static_cast<std::size_t>(n++)] = first;
     } else if (first < last_emitted) {
@@ -76,6 +77,9 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
     if (last != first) out.sector[static_cast<std::size_t>(n++)] = last;
     last_emitted = std::max(last_emitted, last);
   }
+  if (wrapped)
+    for (std::uint64_t a : addresses)
+      if (a + size - 1 < a) access_past_top(a, a, size);
   out.count = sorted ? n : static_cast<int>(sort_unique(out.sector.data(), static_cast<std::size_t>(n)));
   for (int i = 0; i < out.count; ++i) out.add_sector(out.sector[static_cast<std::size_t>(i)]);
 }
