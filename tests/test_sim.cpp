@@ -2449,7 +2449,7 @@ TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bul
   REQUIRE(std::holds_alternative<std::string>(far_slot));
   CHECK(std::get<std::string>(far_slot).find("a local-memory offset of 0x7f0000000000") != std::string::npos);
   // Bulk copies: 96 bytes from 0x1060 are sectors 0x83 to 0x85, the last of line 0x20 and the first two of 0x21; 0
-  // bytes move nothing (the loop ran to 2^57 lines from address 0); past 2^64, or past a block's shared memory
+  // bytes move nothing (from address 0 the loop ran to line 2^62); past 2^64, or past a block's shared memory
   // (H100: 227 KiB), an error.
   WarpRecord bulk;
   bulk.kind = AccessKind::bulk_copy;

@@ -465,9 +465,9 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
       throw InputError({}, "",
                        fmt::format("a bulk copy of {} bytes: more than a block's shared memory ({} bytes)",
                                    r.bulk_bytes, m_spec.bulk_bytes_max));
+    if (r.bulk_bytes == 0) return {};  // nothing moves
     std::uint32_t lines = 0;
     for (std::uint64_t base : a) {
-      if (r.bulk_bytes == 0) break;  // nothing moves
       if (base + (r.bulk_bytes - 1) < base) access_past_top(base, base, r.bulk_bytes);
       const std::uint64_t first = base >> 5U, last = (base + (r.bulk_bytes - 1)) >> 5U;  // sectors
       c.l1_bypass_sectors += last - first + 1;
