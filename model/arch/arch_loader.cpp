@@ -211,8 +211,8 @@ std::vector<fs::path> list_arch_files() {
 fs::path find_arch_file(const std::string& name_or_path) {
   bool looks_like_path =
       name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
-  std::error_code
-      ec;  // a path the file system refuses (too long, say) is no file: an InputError, not a throw of its own
+  // A path the file system refuses (too long, say) is no file: an InputError below, not the file system's own throw.
+  std::error_code ec;
   if (looks_like_path) {
     if (!fs::is_regular_file(name_or_path, ec)) {
       throw InputError(SourceLocation{name_or_path}, "", "no such architecture file");
