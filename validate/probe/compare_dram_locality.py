@@ -15,6 +15,7 @@ import json
 import pathlib
 
 import memhier_json
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 MIXED_MODES = {"read": 0, "write": 1, "copy": 2}
@@ -67,11 +68,7 @@ def main():
         print(f"{r['pattern']:7} {r['run_granules']:5d} {r['buffer_bytes'] >> 20:5d} | {r['median_us']:11.1f} "
               f"{model_us:9.1f} {error:+6.1f}% | "
               f"{c['dram_row_misses']:11d} {100 * c['dram_row_misses'] / accesses:10.1f}%")
-    mean = sum(errors) / len(errors)
-    print(f"mean |time error| {mean:.2f}% over {len(errors)} configurations, worst {max(errors):.1f}%")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_dram_locality: mean error {mean:.2f}% exceeds --max-error {args.max_error}")
-        raise SystemExit(1)
+    probe_errors.check_mean("compare_dram_locality", errors, args.max_error, "time error", "%", "configurations", 2)
 
 
 if __name__ == "__main__":

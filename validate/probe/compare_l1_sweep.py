@@ -19,6 +19,7 @@ import sys
 
 import memhier_json
 import ncu_csv
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 HITS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
@@ -89,11 +90,7 @@ def main(argv):
     errors = []
     for name in names:
         errors += compare(probe, name, args.memhier)
-    mean = sum(errors) / len(errors)
-    print(f"mean |hit-rate error| {mean:.2f} points over {len(errors)} launches, worst {max(errors):.1f}")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_l1_sweep: mean error {mean:.2f} points exceeds --max-error {args.max_error}")
-        sys.exit(1)
+    probe_errors.check_mean("compare_l1_sweep", errors, args.max_error, "hit-rate error", " points", "launches", 2)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import pathlib
 
 import memhier_json
 import ncu_csv
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -72,11 +73,8 @@ def main():
             errors.append(abs(m["dram__bytes_read.sum"] - p["dram_read_bytes"]) / footprint * 100)
         if c["kernel"] != "read":
             errors.append(abs(m["dram__bytes_write.sum"] - p["dram_write_bytes"]) / footprint * 100)
-    mean = sum(errors) / len(errors)
-    print(f"mean |DRAM error| {mean:.2f} points of footprint over {len(errors)} comparisons, worst {max(errors):.1f}")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_l2_capacity: mean error {mean:.2f} points exceeds --max-error {args.max_error}")
-        raise SystemExit(1)
+    probe_errors.check_mean("compare_l2_capacity", errors, args.max_error,
+                            "DRAM error", " points of footprint", "comparisons", 2)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import sys
 
 import memhier_json
 import ncu_csv
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 DESCRIPTION = HERE / "local_slots" / "local16.yaml"
@@ -53,11 +54,8 @@ def main(argv):
         line += f" {hits:>17.0f} {models[0]['l1_sector_hits']:>11}"
         print(line)
         errors.append(abs(models[0]["dram_write_bytes"] - m["dram__bytes_write.sum"]) / 1e6)
-    mean = sum(errors) / len(errors)
-    print(f"mean |DRAM written error| of model 1: {mean:.1f} MB over {len(errors)} grids")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_local_slots: mean error {mean:.1f} MB exceeds --max-error {args.max_error}")
-        sys.exit(1)
+    probe_errors.check_mean("compare_local_slots", errors, args.max_error,
+                            "DRAM written error", " MB", "grids (model 1)")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import sys
 
 import memhier_json
 import ncu_csv
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 DESCRIPTION = HERE / "partial_writes" / "pw_open.yaml"
@@ -55,11 +56,7 @@ def main(argv):
         print(f"{config['words']:>5} {config['group']:>6} {config['open_sectors']:>12} {m[READ] / 1e6:>13.1f} "
               f"{read:>7.1f} {m[WRITE] / 1e6:>14.1f} {write:>7.1f} {c['l2_partial_fills']:>11}")
         errors += [abs(read - m[READ] / 1e6), abs(write - m[WRITE] / 1e6)]
-    mean = sum(errors) / len(errors)
-    print(f"mean |DRAM error| {mean:.1f} MB over {len(errors)} comparisons, worst {max(errors):.1f}")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_partial_writes: mean error {mean:.1f} MB exceeds --max-error {args.max_error}")
-        sys.exit(1)
+    probe_errors.check_mean("compare_partial_writes", errors, args.max_error, "DRAM error", " MB", "comparisons")
 
 
 if __name__ == "__main__":

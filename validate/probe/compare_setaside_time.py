@@ -25,6 +25,7 @@ import re
 import tempfile
 
 import memhier_json
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -118,11 +119,7 @@ def main():
     for (probe, large), e in sorted(by_probe.items()):
         print(f"{probe}, {'5 or more' if large else 'up to 4'} ways set aside: mean |time error| "
               f"{sum(e) / len(e):.1f}% over {len(e)}, worst {max(e):.1f}%")
-    mean = sum(errors) / len(errors)
-    print(f"mean |time error| {mean:.1f}% over {len(errors)} configurations, worst {max(errors):.1f}%")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_setaside_time: mean error {mean:.1f}% exceeds --max-error {args.max_error}")
-        raise SystemExit(1)
+    probe_errors.check_mean("compare_setaside_time", errors, args.max_error, "time error", "%", "configurations")
 
 
 if __name__ == "__main__":

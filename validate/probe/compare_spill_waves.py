@@ -15,6 +15,7 @@ import pathlib
 
 import memhier_json
 import ncu_csv
+import probe_errors
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 COUNTERS = [("l2_read_sectors", "lts__t_sectors_op_read.sum", "L2 read sectors"),
@@ -57,11 +58,8 @@ def main():
             cells.append(f"{m[metric]:10.4g} {c[name]:10.4g} {error:+4.0f}%")
         print(f"{launch['waves']:6.2f} | {m[HIT] / m[LOOKUPS]:10.3f} {c['l1_sector_hits'] / c['l1_sector_lookups']:11.3f} | "
               + " | ".join(cells))
-    mean = sum(errors) / len(errors)
-    print(f"mean |error| of L2 read sectors and DRAM bytes over the launches: {mean:.1f}%")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_spill_waves: above --max-error {args.max_error}%")
-        raise SystemExit(1)
+    probe_errors.check_mean("compare_spill_waves", errors, args.max_error,
+                            "error", "%", "counters (L2 read sectors, DRAM read and write bytes of each launch)")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import tempfile
 
 import memhier_json
 import ncu_csv
+import probe_errors
 
 HERE = pathlib.Path(__file__).resolve().parent
 KINDS = {"copy_float_one": 0, "copy_float_stride": 1, "copy_float4_one": 2, "write_float_one": 3,
@@ -98,11 +99,7 @@ def main():
     for start in STARTS:
         e = [x for c, x in zip(configs, errors) if c["start"] == start]
         print(f"{start}: mean |time error| {sum(e) / len(e):.1f}% over {len(e)}, worst {max(e):.1f}%")
-    mean = sum(errors) / len(errors)
-    print(f"mean |time error| {mean:.1f}% over {len(errors)} configurations, worst {max(errors):.1f}%")
-    if args.max_error is not None and mean > args.max_error:
-        print(f"compare_warm_start: mean error {mean:.1f}% exceeds --max-error {args.max_error}")
-        raise SystemExit(1)
+    probe_errors.check_mean("compare_warm_start", errors, args.max_error, "time error", "%", "configurations")
 
 
 if __name__ == "__main__":
