@@ -2474,3 +2474,42 @@ TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bul
   CHECK(std::get<std::string>(large) ==
         "<input>: 'past_top': a bulk copy of 300000 bytes: more than a block's shared memory (232448 bytes)");
 }
+
+TEST_CASE("a .mht launch that cannot run names the .mht file, not the description the trace was made from") {
+  const auto path = std::filesystem::temp_directory_path() / "memhier_test_cannot_run.mht";
+  KernelLaunch launch;
+  launch.name = "fat";
+  launch.grid = {2, 1, 1};
+  launch.block = {1024, 1, 1};
+  launch.registers_per_thread = 255;  // 261,120 a block: past any SM's 65,536
+  launch.source = "elsewhere/fat.yaml";
+  BlockTrace block;
+  block.clear();
+  for (int w = 0; w < 32; ++w) {
+    block.begin_warp();
+    WarpRecord r;
+    r.active_mask = 1;
+    const std::array<std::uint64_t, 1> lane{std::uint64_t{4096} * static_cast<std::uint64_t>(w)};
+    block.add(r, lane);
+  }
+  {
+    MhtWriter writer(path);
+    writer.begin_kernel(launch);
+    for (std::uint32_t x = 0; x < 2; ++x) {
+      block.index = {x, 0, 0};
+      writer.add_block(block);
+    }
+    writer.end_kernel();
+    writer.close();
+  }
+  MhtReader reader(path);
+  CHECK(reader.kernels()[0].launch.source == "elsewhere/fat.yaml");  // where it was made, kept in the index
+  try {
+    simulate(h100(), reader, {});
+    FAIL("a launch of 261,120 registers a block ran");
+  } catch (const InputError& e) {
+    CHECK(e.where().file == path.string());
+    CHECK(std::string(e.what()).find("registers per block") != std::string::npos);
+  }
+  std::filesystem::remove(path);
+}

@@ -216,6 +216,9 @@ bool MhtReader::next_kernel(KernelLaunch& launch) {
   m_current = m_next_kernel++;
   m_pos = m_decoder->first_chunk[m_current];
   launch = m_kernels[m_current].launch;
+  // Messages about this launch (the simulator's, e.g. "cannot run on v100") name the file being read, not the one the
+  // trace was made from (a description elsewhere, or the tracer), which the index entry keeps (kernels()).
+  launch.source = m_path.string();
   return true;
 }
 

@@ -376,7 +376,7 @@ struct KernelLaunch {
   std::vector<AccessPolicyWindow> windows;
   std::uint64_t persisting_set_aside_bytes = 0;  // cudaLimitPersistingL2CacheSize in effect
   bool reset_persisting = false;                 // cudaCtxResetPersistingL2Cache before this launch
-  std::string source;                            // where it came from (file, generator), for messages
+  std::string source;  // where it came from, for messages: the file read (description, .mht, Accel-Sim) or generator
   friend bool operator==(const KernelLaunch&, const KernelLaunch&) = default;
 
   [[nodiscard]] std::uint32_t warps_per_block() const {
