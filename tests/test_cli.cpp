@@ -211,6 +211,32 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_latin1_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string yaml = (dir / "caf\xE9.yaml").string();  // 0xE9: Latin-1's e-acute, never UTF-8 alone
+  {
+    std::string text = slurp(kExamples + "/coalesced_copy.yaml");
+    text.replace(text.find("kernel: coalesced_copy"), 22, "kernel: caf\xE9");
+    std::ofstream(yaml) << text;
+  }
+  // Before, every JSON output and `trace gen` ended in "[json.exception.type_error.316] invalid UTF-8 byte".
+  Result sim = memhier(fmt::format("simulate '{}' --arch {}/h100.yaml --set n=1024 --json", yaml, kArchs));
+  REQUIRE(sim.rc == 0);
+  const auto j = nlohmann::json::parse(sim.out);
+  CHECK(j[0]["launch"]["name"] == "caf\xEF\xBF\xBD");  // U+FFFD in UTF-8
+  CHECK(j[0]["launch"]["source"] == fmt::format("{}/caf\xEF\xBF\xBD.yaml", dir.string()));
+  CHECK(j[0]["counters"]["warp_instructions"] == 64);
+  const std::string mht = (dir / "latin.mht").string();
+  Result gen = memhier(fmt::format("trace gen '{}' --set n=1024 -o {}", yaml, mht));
+  REQUIRE(gen.rc == 0);
+  Result info = memhier(fmt::format("trace info {} --json", mht));
+  REQUIRE(info.rc == 0);
+  CHECK(nlohmann::json::parse(info.out)["kernels"][0]["launch"]["name"] == "caf\xEF\xBF\xBD");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") {
   Result t = memhier(fmt::format("simulate {}/transpose_tiled.yaml --arch {}/h100.yaml --set n=64", kExamples, kArchs));
   CHECK(t.rc == 0);

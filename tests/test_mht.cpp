@@ -2,14 +2,18 @@
 // and a clear error with a byte offset for every kind of damage.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <zstd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <tuple>
 
 #include "../traces/mht/mht_codec.h"
+#include "../traces/mht/mht_layout.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
@@ -156,6 +160,61 @@ std::string read_all(const fs::path& p) {
 }
 void write_all(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
+std::uint64_t load_u64(const std::string& bytes, std::uint64_t at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + at, sizeof v);
+  return v;
+}
+
+// A section: its header, then `raw` as one zstd frame with its checksum and size, as the writer writes it.
+std::string section(std::uint32_t tag, const std::string& raw) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  std::string frame(ZSTD_compressBound(raw.size()), '\0');
+  const std::size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), raw.data(), raw.size());
+  ZSTD_freeCCtx(cctx);
+  REQUIRE(ZSTD_isError(n) == 0U);
+  frame.resize(n);
+  std::string header(mht::kSectionBytes, '\0');
+  const std::uint32_t count = 0;
+  const std::uint64_t stored = n, raw_bytes = raw.size();
+  std::memcpy(header.data(), &tag, 4);
+  std::memcpy(header.data() + 4, &count, 4);
+  std::memcpy(header.data() + 8, &stored, 8);
+  std::memcpy(header.data() + 16, &raw_bytes, 8);
+  return header + frame;
+}
+
+// The text of the section at `at`.
+std::string section_text(const std::string& bytes, std::uint64_t at) {
+  std::string raw(load_u64(bytes, at + 16), '\0');
+  const std::size_t n =
+      ZSTD_decompress(raw.data(), raw.size(), bytes.data() + at + mht::kSectionBytes, load_u64(bytes, at + 8));
+  REQUIRE(n == raw.size());
+  return raw;
+}
+
+// `bytes`, a .mht whose first kernel's launch JSON `edit` changes: that section compressed again, the later offsets
+// (index entries, footer) moved by its change in size. Makes files the writer will not write (it refuses what a
+// reader refuses), to test the reader's own checks.
+std::string edit_launch(const std::string& bytes, const std::function<std::string(std::string)>& edit) {
+  const std::uint64_t kernel_at = mht::kHeaderBytes;
+  const std::uint64_t kernel_end = kernel_at + mht::kSectionBytes + load_u64(bytes, kernel_at + 8);
+  const std::string kernel = section(mht::kKernelTag, edit(section_text(bytes, kernel_at)));
+  const std::uint64_t shift = kernel.size() - (kernel_end - kernel_at);  // modulo 2^64: added, it moves either way
+  const std::uint64_t index_at = load_u64(bytes, bytes.size() - mht::kFooterBytes);
+  auto index = nlohmann::json::parse(section_text(bytes, index_at));
+  for (auto& k : index["kernels"]) {
+    if (k["offset"] != kernel_at) k["offset"] = k["offset"].get<std::uint64_t>() + shift;
+    k["end"] = k["end"].get<std::uint64_t>() + shift;
+  }
+  std::string out = bytes.substr(0, kernel_at) + kernel + bytes.substr(kernel_end, index_at - kernel_end) +
+                    section(mht::kIndexTag, index.dump());
+  const std::uint64_t new_index_at = index_at + shift;
+  out.append(reinterpret_cast<const char*>(&new_index_at), 8);
+  return out + bytes.substr(bytes.size() - 8);
+}
+
 }  // namespace
 
 TEST_CASE("round trip: every record shape, several kernels, chunks of many sizes") {
@@ -231,6 +290,38 @@ TEST_CASE("an unfinished writer leaves nothing under the final name") {
   CHECK_FALSE(fs::exists(partial));
 }
 
+TEST_CASE("the writer refuses a launch the reader would refuse, naming where the launch came from") {
+  const fs::path p = temp("refused.mht");
+  fs::remove(p);
+  // Found by fuzzing (sim_fuzz): 256 registers a thread were written, and the file then failed to read back.
+  for (const auto& [change, what] : std::vector<std::pair<std::function<void(KernelLaunch&)>, std::string>>{
+           {[](KernelLaunch& k) { k.registers_per_thread = 256; }, "'registers_per_thread' is 256"},
+           {[](KernelLaunch& k) {
+              k.block = {1100, 1, 1};
+            },
+            "block of 1100 threads"},
+           {[](KernelLaunch& k) {
+              k.grid = {4, 0, 1};
+            },
+            "'grid' must be three positive integers"},
+           {[](KernelLaunch& k) { k.windows[0].hit_ratio = 1.5; }, "hit_ratio outside [0, 1]"}}) {
+    CAPTURE(what);
+    KernelLaunch k = launch("x", 4);
+    k.source = "made/here.yaml";
+    change(k);
+    MhtWriter w(p);
+    try {
+      w.begin_kernel(k);
+      FAIL("written");
+    } catch (const InputError& e) {
+      CHECK(e.where().file == "made/here.yaml");
+      CHECK(std::string(e.what()).find(what) != std::string::npos);
+      CHECK(std::string(e.what()).find(p.string()) != std::string::npos);
+    }
+  }
+  CHECK_FALSE(fs::exists(p));
+}
+
 TEST_CASE("damaged files: every error names the file and a byte offset") {
   const fs::path good = temp("good.mht");
   write_random(good, 2, 8, 2048);
@@ -242,12 +333,18 @@ TEST_CASE("damaged files: every error names the file and a byte offset") {
     CHECK(error_of(bad).find("truncated") != std::string::npos);
   }
   SUBCASE("more registers than a thread can have") {  // once 4 billion of them, read as a negative count later
-    MhtWriter w(bad, {4096, 3});
-    KernelLaunch k = launch("k", 1);
-    k.registers_per_thread = 0xFFFFFFF0U;
-    w.begin_kernel(k);
-    w.end_kernel();
-    w.close();
+    {
+      MhtWriter w(bad, {4096, 3});
+      w.begin_kernel(launch("k", 1));  // 32 registers a thread
+      w.end_kernel();
+      w.close();
+    }
+    const std::string edited = edit_launch(read_all(bad), [](std::string text) {
+      const std::string from = R"("registers_per_thread":32)";
+      REQUIRE(text.find(from) != std::string::npos);
+      return text.replace(text.find(from), from.size(), R"("registers_per_thread":4294967280)");
+    });
+    write_all(bad, edited);
     const std::string e = error_of(bad);
     CHECK(e.find(bad.string() + ": byte offset ") == 0);
     CHECK(e.find("field 'registers_per_thread' is 4294967280; a thread has 0 to 255") != std::string::npos);

@@ -135,4 +135,6 @@ TraceCounts counts_from_json(const json& j) {
   return c;
 }
 
+std::string json_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
 }  // namespace memhier

@@ -8,6 +8,7 @@
 #include "memhier/arch_loader.h"
 #include "memhier/arch_schema.h"
 #include "memhier/report.h"
+#include "memhier/trace_json.h"
 #include "memhier/units.h"
 #include "table.h"
 
@@ -25,7 +26,7 @@ int list(bool json) {
                a.dram.type, units::format_bandwidth(a.dram.effective_bandwidth), path.string()});
   }
   if (json) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
   } else {
     table.print(std::cout);
   }
@@ -35,7 +36,7 @@ int list(bool json) {
 int show(const std::string& name, bool json) {
   Arch a = load_arch(name);
   if (json) {
-    std::cout << arch_to_json(a).dump(2) << "\n";
+    std::cout << json_text(arch_to_json(a), 2) << "\n";
     return kExitOk;
   }
   std::cout << fmt::format("{} ({}), from {}\n\n", a.name, a.full_name, a.source_file);
@@ -64,7 +65,7 @@ int check(const std::vector<std::string>& files, bool json) {
       if (!json) std::cerr << fmt::format("FAIL  {}\n", e.what());
     }
   }
-  if (json) std::cout << out.dump(2) << "\n";
+  if (json) std::cout << json_text(out, 2) << "\n";
   if (!json && files.size() > 1) {
     std::cout << fmt::format("{} of {} files valid\n", files.size() - static_cast<std::size_t>(failures), files.size());
   }

@@ -9,6 +9,7 @@
 #include "memhier/arch_loader.h"
 #include "memhier/occupancy.h"
 #include "memhier/report.h"
+#include "memhier/trace_json.h"
 #include "memhier/units.h"
 
 namespace memhier::cli {
@@ -77,7 +78,7 @@ int run_occupancy(const std::vector<std::string>& args) {
     out["registers_per_thread"] = l.registers_per_thread;
     out["static_shared_bytes"] = l.static_shared_bytes;
     out["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
   } else {
     print_human(arch, l, o);
   }

@@ -233,7 +233,7 @@ int run_predict(const std::vector<std::string>& args) {
   if (vm.count("json") != 0U) {
     nlohmann::json j = nlohmann::json::array();
     for (const Row& r : rows) j.push_back(to_json(r));
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
     std::cout << "kernel,arch,seconds,bound,dram_bandwidth,blocks_per_sm,achieved_warps_per_sm,launch_index\n";
     for (const Row& r : rows)

@@ -178,7 +178,7 @@ int run_simulate(const std::vector<std::string>& args) {
       j.push_back(to_json(arch, result[i]));
       j.back()["launch_index"] = source.numbers()[i];
     }
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
     std::cout << "kernel,arch";
     for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << i.name;

@@ -21,6 +21,7 @@
 #include "memhier/kernel_desc.h"
 #include "memhier/timing.h"
 #include "memhier/trace_io.h"
+#include "memhier/trace_json.h"
 #include "memhier/units.h"
 #include "table.h"
 
@@ -276,7 +277,7 @@ int run_sweep(const std::vector<std::string>& args) {
       rows.push_back(row);
     }
   if (vm.count("json") != 0U) {
-    std::cout << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump(2) << "\n";
+    std::cout << json_text(nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
     for (const auto& k : keys) std::cout << k << ",";
     std::cout << "kernel,seconds,bound,dram_bandwidth,launch_index\n";
@@ -306,7 +307,7 @@ int run_sweep(const std::vector<std::string>& args) {
   if (vm.count("plot") != 0U) {
     // The plot's data in a file of our own (beside the plot, it could be one of the user's).
     const fs::path json_file = fs::temp_directory_path() / fmt::format("memhier-sweep-{}.json", getpid());
-    std::ofstream(json_file) << nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}.dump() << "\n";
+    std::ofstream(json_file) << json_text(nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}) << "\n";
     const std::string python = plot_python();
     const std::string cmd =
         fmt::format("{} '{}' '{}' '{}'", python, plot_script(), json_file.string(), vm["plot"].as<std::string>());

@@ -112,7 +112,7 @@ int run_info(const std::vector<std::string>& args) {
       }
       j["kernels"].push_back(e);
     }
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
     return kExitOk;
   }
   std::vector<std::string> header{"#",     "kernel",         "grid",     "block",        "blocks",

@@ -10,6 +10,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "memhier/arch_loader.h"
+#include "memhier/trace_json.h"
 #include "memhier/units.h"
 #include "table.h"
 #include "tracer_decode.h"
@@ -129,13 +130,13 @@ int run_validate(const std::vector<std::string>& args) {
   const nlohmann::json report = validation_report(arch, results, cases);
   write_report(report, out, vm.count("no-plots") == 0U, source_dir() / "validate" / "report" / "plots.py");
   if (vm.count("json") != 0U)
-    std::cout << report.dump(2) << "\n";
+    std::cout << json_text(report, 2) << "\n";
   else
     print_table(report);
   std::cerr << fmt::format("report: {}/report.html (json, csv next to it)\n", out.string());
   if (vm.count("write-baseline") != 0U) {
     std::ofstream(vm["write-baseline"].as<std::string>())
-        << nlohmann::json{{"summary", report["summary"]}}.dump(2) << "\n";
+        << json_text(nlohmann::json{{"summary", report["summary"]}}, 2) << "\n";
   }
   int rc = kExitOk;
   if (vm.count("max-mape") != 0U) {

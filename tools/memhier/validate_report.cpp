@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli_common.h"
+#include "memhier/trace_json.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -42,7 +43,7 @@ void write_html(const nlohmann::json& report, const fs::path& file, const std::s
   h << fmt::format("<h1>memhier validation: {} predicted as {}</h1>\n<p>results: {}</p>\n",
                    esc(report["gpu"].get<std::string>()), esc(report["arch"].get<std::string>()),
                    esc(report["results"].get<std::string>()));
-  h << "<h2>Summary</h2><pre>" << esc(report["summary"].dump(2)) << "</pre>\n";
+  h << "<h2>Summary</h2><pre>" << esc(json_text(report["summary"], 2)) << "</pre>\n";
   h << "<h2>Plots</h2>" << plot_note;
   for (const char* img : {"time_scatter.svg", "time_error.svg", "counters.svg"})
     if (fs::exists(file.parent_path() / "plots" / img))
@@ -82,7 +83,7 @@ void write_html(const nlohmann::json& report, const fs::path& file, const std::s
 
 void write_report(const nlohmann::json& report, const fs::path& out, bool plots, const fs::path& plot_script) {
   fs::create_directories(out / "plots");
-  std::ofstream(out / "report.json") << report.dump(1) << "\n";
+  std::ofstream(out / "report.json") << json_text(report, 1) << "\n";
   write_csv(report, out / "report.csv");
   std::string note;
   if (plots) {

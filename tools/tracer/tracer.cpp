@@ -364,7 +364,8 @@ void Tracer::finish() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memhier tracer: cannot finish %s: %s\n", m_cfg.out.c_str(), e.what());
   }
-  if (!m_cfg.summary.empty()) std::ofstream(m_cfg.summary) << m_summary.dump(1) << "\n";
+  if (!m_cfg.summary.empty())
+    std::ofstream(m_cfg.summary) << m_summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 Tracer* g_tracer = nullptr;

@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <system_error>
 
 #include "memhier/error.h"
@@ -105,14 +106,20 @@ MhtWriter::~MhtWriter() {
 void MhtWriter::begin_kernel(const KernelLaunch& launch) {
   Impl& m = *m_impl;
   if (m.in_kernel) end_kernel();
-  if (launch.block.count() == 0 || launch.block.count() > 1024 || launch.grid.count() == 0)
-    throw InputError({}, "block", fmt::format("launch '{}' has an impossible shape", launch.name));
+  // What a reader would refuse (a block of 0 or 1,100 threads, 256 registers a thread, a window's hit ratio past 1)
+  // is not written: the file could not be read back.
+  try {
+    (void)launch_from_json(launch_to_json(launch));
+  } catch (const std::invalid_argument& e) {
+    throw InputError({launch.source}, launch.name,
+                     fmt::format("this launch cannot be written to {}: {}", m.path.string(), e.what()));
+  }
   m.in_kernel = true;
   m.warps_per_block = launch.warps_per_block();
   m.kernel_offset = m.pos;
   m.counts = {};
   m.raw_bytes = m.stored_bytes = m.chunks = 0;
-  m.write_section(kKernelTag, 0, launch_to_json(launch).dump());
+  m.write_section(kKernelTag, 0, json_text(launch_to_json(launch)));
 }
 
 void MhtWriter::add_block(const BlockTrace& block) {
@@ -147,7 +154,7 @@ void MhtWriter::close() {
   if (m.closed) return;
   end_kernel();
   const std::uint64_t index_offset = m.pos;
-  m.write_section(kIndexTag, 0, nlohmann::json{{"kernels", m.index}}.dump());
+  m.write_section(kIndexTag, 0, json_text(nlohmann::json{{"kernels", m.index}}));
   m.write_bytes(&index_offset, 8);
   m.write_bytes(kFooterMagic.data(), kFooterMagic.size());
   m.out.close();

@@ -1,5 +1,5 @@
 #pragma once
-// KernelLaunch and TraceCounts as JSON: the .mht kernel sections and index, and `trace info --json`.
+// KernelLaunch and TraceCounts as JSON: the .mht kernel sections and index, and `trace info --json`; JSON as text.
 #include <nlohmann/json.hpp>
 
 #include "memhier/trace.h"
@@ -12,5 +12,9 @@ nlohmann::json launch_to_json(const KernelLaunch& launch);
 KernelLaunch launch_from_json(const nlohmann::json& j);
 nlohmann::json counts_to_json(const TraceCounts& counts);
 TraceCounts counts_from_json(const nlohmann::json& j);
+// `j` as text (`indent` as nlohmann::json::dump's): bytes that are not UTF-8, as in a Latin-1 file or kernel name,
+// become U+FFFD instead of ending the program in nlohmann's type_error 316. Every JSON the project writes goes
+// through it.
+std::string json_text(const nlohmann::json& j, int indent = -1);
 
 }  // namespace memhier
