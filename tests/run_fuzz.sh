@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds the .mht reader fuzzer, the index-expression fuzzer, the Accel-Sim reader + simulator fuzzer, the kernel
-# description fuzzer and the architecture file fuzzer with clang/libFuzzer and runs each for a bounded time: the
-# readers on seeds made by the memhier CLI (and, for Accel-Sim, one written here with every address mode, line info,
-# generic and bulk accesses), the expressions on one seed per operator and function, the descriptions on the example
-# kernels, the architecture files on the shipped ones.
+# Builds the .mht reader fuzzer, the .mht writer + reader + simulator fuzzer, the index-expression fuzzer, the
+# Accel-Sim reader + simulator fuzzer, the kernel description fuzzer and the architecture file fuzzer with
+# clang/libFuzzer and runs each for a bounded time: the readers on seeds made by the memhier CLI (and, for Accel-Sim,
+# one written here with every address mode, line info, generic and bulk accesses), the simulator fuzzer on those
+# traces' bytes (it builds traces from any bytes), the expressions on one seed per operator and function, the
+# descriptions on the example kernels, the architecture files on the shipped ones.
 # usage: run_fuzz.sh SOURCE_DIR BUILD_DIR MEMHIER_CLI SECONDS
 set -euo pipefail
 src=$1 build=$2 cli=$3 seconds=$4
 if ! command -v clang++ >/dev/null; then
   echo "SKIPPED: clang++ not found; the fuzz test needs clang and libclang-rt-dev (scripts/setup.sh installs them)"
+  [ "${CI:-}" = true ] && exit 1  # CI's set-up installs them: there, a skip would hide that it failed
   exit 77
 fi
 cmake -S "$src/fuzz" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -22,6 +24,10 @@ rm -rf "$corpus" && mkdir -p "$corpus"
 "$cli" trace gen "$src/traces/examples/matmul_naive.yaml" --set n=32 -o "$corpus/matmul.mht" >/dev/null
 # Several 64 KiB chunks: next_blocks() decodes them as separate jobs.
 "$cli" trace gen "$src/traces/examples/coalesced_copy.yaml" --set 'n=1 << 20' -o "$corpus/copy-chunks.mht" >/dev/null
+# Simulator seeds: any bytes make a trace (sim_fuzz.cpp); the traces above are bytes enough to start from.
+sims=$build/sim-corpus
+rm -rf "$sims" && mkdir -p "$sims"
+cp "$corpus"/*.mht "$sims"
 # Expression seeds: the text, a newline, then the mask and lane values (expr_fuzz.cpp); bytes of a fixed pattern.
 exprs=$build/expr-corpus
 rm -rf "$exprs" && mkdir -p "$exprs"
@@ -76,8 +82,26 @@ archs=$build/arch-corpus
 rm -rf "$archs" && mkdir -p "$archs"
 cp "$src"/archs/*.yaml "$archs"
 cd "$build"
-./mht_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
-./expr_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$exprs" 2>&1 | tail -n 6
-./accelsim_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 "$accel" 2>&1 | tail -n 6
-./desc_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$descs" 2>&1 | tail -n 6
-./arch_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 "$archs" 2>&1 | tail -n 6
+# One target for $seconds on its corpus, with a timeout a run: the end of its report, or on a finding (a crash,
+# leak, failed check, timeout or allocation past the limit) the last 80 lines, with the input's bytes, and the test
+# fails. libFuzzer's own exit codes for findings are 77 and 70; 77 is ctest's "skipped" (SKIP_RETURN_CODE, for a
+# machine without clang), so a finding would pass for a skip: both are set to 1.
+status=0
+run() {
+  local target=$1 corpus=$2 timeout=$3 lines=$4 log=$build/$1.log
+  if ./"$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="$timeout" -error_exitcode=1 \
+    -timeout_exitcode=1 -print_final_stats=1 "$corpus" >"$log" 2>&1; then
+    tail -n "$lines" "$log"
+  else
+    echo "FAILED: $target found an input that fails (its report below; the input is in $build)"
+    tail -n 80 "$log"
+    status=1
+  fi
+}
+run mht_fuzz "$corpus" 10 15
+run sim_fuzz "$sims" 20 6
+run expr_fuzz "$exprs" 10 6
+run accelsim_fuzz "$accel" 30 6
+run desc_fuzz "$descs" 10 6
+run arch_fuzz "$archs" 20 6
+exit "$status"
