@@ -3,13 +3,14 @@
 // access-policy windows and set-aside; records of every space, kind, hint and size, partial masks, barriers, work and
 // bulk copies, with addresses near the places that go wrong (0, the top of the address space, line and window edges).
 // They are written with MhtWriter (which refuses what a reader would) and read back: a file the writer finishes must
-// read back as it was written. Then it is simulated on a small V100 and H100 on one thread: counters that hold
-// together (holds_together()), or an InputError naming the .mht file.
+// read back as it was written. Then it is simulated on a small V100 and H100 on one thread, and timed: counters that
+// hold together (holds_together()) and a finite, positive time, or an InputError naming the .mht file.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <unistd.h>
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -20,6 +21,7 @@
 #include "memhier/error.h"
 #include "memhier/mht.h"
 #include "memhier/sim.h"
+#include "memhier/timing.h"
 #include "memhier/trace_json.h"
 
 namespace {
@@ -225,6 +227,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (result.size() != launches.size()) __builtin_trap();
       for (std::size_t k = 0; k < result.size(); ++k)
         if (!holds_together(result[k].counters, counts[k], arch)) __builtin_trap();
+      for (const KernelSim& k : result) {  // and a time: finite and positive whatever the trace
+        const Prediction p = predict(arch, k);
+        if (!std::isfinite(p.seconds) || !(p.seconds > 0)) __builtin_trap();
+      }
     } catch (const InputError& e) {
       if (e.where().file != path.string()) __builtin_trap();
     }

@@ -2365,7 +2365,9 @@ TEST_CASE("shared-memory instruction counts include predicated-off instructions,
   CHECK(a.shared_async_requests == 2 * 8 * 4);     // the predicated-off copy writes nothing
 }
 
-TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bulk copies move their bytes' sectors") {
+TEST_CASE(
+    "accesses reaching the last line below 2^64 and local offsets past 4 GiB are input errors; bulk copies move their "
+    "bytes' sectors") {
   // One warp's record, simulated on the H100: its counters, or the error's text.
   auto run = [](const std::function<void(BlockTrace&)>& add) -> std::variant<SimCounters, std::string> {
     OneBlock src("past_top", 32, [&](BlockTrace& b) {
@@ -2381,18 +2383,29 @@ TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bul
   WarpRecord one;
   one.active_mask = 1;
   one.size = 16;
-  // The last 16 bytes of the address space are a sector's last half: one sector.
-  const auto top = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFFF0ULL}); });
+  // The simulator takes addresses below the last line (kAddressEnd, 2^64 - 128). The 16 bytes below that line are a
+  // sector's last half: one sector.
+  const auto top = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFF70ULL}); });
   REQUIRE(std::holds_alternative<SimCounters>(top));
   CHECK(std::get<SimCounters>(top).global_ld_sectors == 1);
-  // 8 bytes further, half the access lies past 2^64 (before, one sector counted and nothing reached L2).
-  const auto past = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFFF8ULL}); });
+  // 8 bytes further, half the access lies in the last line.
+  const auto past = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFF78ULL}); });
   REQUIRE(std::holds_alternative<std::string>(past));
   CHECK(std::get<std::string>(past) ==
-        "<input>: 'past_top': an access of 16 bytes at 0xfffffffffffffff8 runs past the end of the 64-bit address "
-        "space (a damaged trace: no GPU address comes near it)");
+        "<input>: 'past_top': an access of 16 bytes at 0xffffffffffffff78 reaches the last 128 bytes of the 64-bit "
+        "address space or past them, which the simulator leaves out (a damaged trace: no GPU address comes near "
+        "them)");
+  // A store across the two 64-byte halves of the last line: its written bytes' loop took the line's end, 2^64, for 0
+  // and never ended (found by sim_fuzz).
+  WarpRecord store = one;
+  store.kind = AccessKind::store;
+  store.size = 8;
+  const auto last_line = run([&](BlockTrace& b) { b.add(store, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFFBCULL}); });
+  REQUIRE(std::holds_alternative<std::string>(last_line));
+  CHECK(std::get<std::string>(last_line).find("an access of 8 bytes at 0xffffffffffffffbc reaches the last 128") !=
+        std::string::npos);
   // A warp's lanes 8 bytes apart from 2^64 - 4 (they wrap to 4: a small stride, the dense path) and a gather whose
-  // lane 5 runs past (the scattered path).
+  // lane 5 lies in the last line and lane 9 runs past 2^64 (the scattered path).
   WarpRecord warp;
   warp.active_mask = 0xFFFFFFFFU;
   warp.size = 8;
@@ -2402,17 +2415,25 @@ TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bul
     b.add(warp, lanes);
   });
   REQUIRE(std::holds_alternative<std::string>(wrap));
-  CHECK(std::get<std::string>(wrap).find("accesses of 8 bytes from 0xfffffffffffffffc to 0xf4 run past") !=
+  CHECK(std::get<std::string>(wrap).find("accesses of 8 bytes from 0xfffffffffffffffc to 0xf4 reach the last") !=
         std::string::npos);
   const auto gather = run([&](BlockTrace& b) {
     std::array<std::uint64_t, 32> lanes{};
     for (std::size_t i = 0; i < lanes.size(); ++i) lanes[i] = 0x1000 * (32 - i);
-    lanes[5] = 0xFFFFFFFFFFFFFFFCULL;
+    lanes[5] = 0xFFFFFFFFFFFFFF90ULL;  // in the last line
+    lanes[9] = 0xFFFFFFFFFFFFFFFCULL;  // and past 2^64
     b.add(warp, lanes);
   });
   REQUIRE(std::holds_alternative<std::string>(gather));
-  CHECK(std::get<std::string>(gather).find("an access of 8 bytes at 0xfffffffffffffffc runs past") !=
+  CHECK(std::get<std::string>(gather).find("an access of 8 bytes at 0xffffffffffffff90 reaches the last") !=
         std::string::npos);
+  const auto in_last_line = run([&](BlockTrace& b) {  // that lane alone, no lane wrapping
+    std::array<std::uint64_t, 32> lanes{};
+    for (std::size_t i = 0; i < lanes.size(); ++i) lanes[i] = 0x1000 * (32 - i);
+    lanes[5] = 0xFFFFFFFFFFFFFF90ULL;
+    b.add(warp, lanes);
+  });
+  CHECK(std::holds_alternative<std::string>(in_last_line));
   // Lanes 4 bytes apart from 2^64 - 64, said dense as a decoder says a small stride's (the first 16 end at 2^64 - 1,
   // the rest wrap to 0): the dense path, which took the first lane's to the last lane's sectors, refuses them.
   warp.size = 4;
@@ -2420,7 +2441,7 @@ TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bul
     b.add_strided(warp, 32, 0xFFFFFFFFFFFFFFC0ULL, 4, kLayoutKnown | kLayoutDense | kLayoutGapless);
   });
   REQUIRE(std::holds_alternative<std::string>(dense));
-  CHECK(std::get<std::string>(dense).find("accesses of 4 bytes from 0xffffffffffffffc0 to 0x3c run past") !=
+  CHECK(std::get<std::string>(dense).find("accesses of 4 bytes from 0xffffffffffffffc0 to 0x3c reach the last") !=
         std::string::npos);
   // Local offsets: a thread's local window spans 4 GiB (Accel-Sim's); past it, an offset is not one (a global address
   // left in a local access mapped past 2^64 onto other memory).
@@ -2468,7 +2489,12 @@ TEST_CASE("accesses past 2^64 and local offsets past 4 GiB are input errors; bul
   CHECK(std::get<SimCounters>(none).l1_bypass_sectors == 0);
   const auto over = copy(32, 0xFFFFFFFFFFFFFFF0ULL);
   REQUIRE(std::holds_alternative<std::string>(over));
-  CHECK(std::get<std::string>(over).find("an access of 32 bytes at 0xfffffffffffffff0 runs past") != std::string::npos);
+  CHECK(std::get<std::string>(over).find("an access of 32 bytes at 0xfffffffffffffff0 reaches the last") !=
+        std::string::npos);
+  const auto below = copy(32, 0xFFFFFFFFFFFFFF60ULL);  // the last sector below the last line: moved
+  REQUIRE(std::holds_alternative<SimCounters>(below));
+  CHECK(std::get<SimCounters>(below).l1_bypass_sectors == 1);
+  CHECK(std::holds_alternative<std::string>(copy(33, 0xFFFFFFFFFFFFFF60ULL)));  // a byte into it: refused
   const auto large = copy(300000, 0x1000);
   REQUIRE(std::holds_alternative<std::string>(large));
   CHECK(std::get<std::string>(large) ==

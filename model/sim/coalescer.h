@@ -32,13 +32,18 @@ struct SectorSet {
   }
 };
 
-// Throws InputError: the accesses of `bytes` a lane from `first` to `last` (the same address: one lane) run past the
-// end of the 64-bit address space (a damaged or hand-made trace: no GPU address comes near it). Out of line: the
-// coalescer's loops only test for it.
+// The simulator takes accesses below the last line of the 64-bit address space: the end of any line it holds, a byte
+// past its last, is then a 64-bit number (the write masks compute with it), and no access wraps to 0. No GPU address
+// comes near (49 to 57 bits); one there is a damaged or hand-made trace. An access of `size` bytes at `a` lies below
+// it when a <= kAddressEnd - size.
+inline constexpr std::uint64_t kAddressEnd = ~std::uint64_t{0} - 127;  // 2^64 - 128
+
+// Throws InputError: the accesses of `bytes` a lane from `first` to `last` (the same address: one lane) reach the
+// last line of the address space or run past its end. Out of line: the coalescer's loops only test for it.
 [[noreturn]] void access_past_top(std::uint64_t first, std::uint64_t last, std::uint64_t bytes);
 
 // `layout`: what is known of the addresses (LaneLayout bits; kLayoutUnknown: the coalescer looks). Throws
-// access_past_top()'s error for a lane whose bytes run past 2^64.
+// access_past_top()'s error for a lane whose bytes reach kAddressEnd.
 inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, std::uint8_t layout, SectorSet& out) {
   out.line_count = 0;
   // The common case first: ascending lanes at most a sector apart (unit and small strides, float4, broadcast) touch
@@ -47,8 +52,9 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   if (!addresses.empty()) {
     if ((layout & kLayoutKnown) == 0) layout = lane_layout(addresses, size);
     if ((layout & kLayoutDense) != 0) {
-      // Ascending lanes: only the last can run past 2^64, or lanes wrap there (said dense by their stride).
-      if (addresses.back() + size - 1 < addresses.front()) access_past_top(addresses.front(), addresses.back(), size);
+      // Ascending lanes: only the last can reach the top, or lanes wrap past 2^64 (said dense by their stride).
+      if (addresses.back() > kAddressEnd - size || addresses.back() < addresses.front())
+        access_past_top(addresses.front(), addresses.back(), size);
       const std::uint64_t first = addresses.front() >> 5U, last = (addresses.back() + size - 1) >> 5U;
       out.count = static_cast<int>(last - first + 1);
       for (std::uint64_t line = first >> 2U; line <= last >> 2U; ++line)
@@ -63,11 +69,12 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   int n = 0;
   bool sorted = true;
   std::uint64_t last_emitted = 0;
-  bool wrapped = false;  // a lane's bytes ran past 2^64: its last sector comes before its first
+  const std::uint64_t top = kAddressEnd - size;
+  bool past = false;  // a lane's bytes reach kAddressEnd
   for (std::uint64_t a : addresses) {
     const std::uint64_t first = a >> 5U;
     const std::uint64_t last = (a + size - 1) >> 5U;
-    wrapped |= last < first;
+    past |= a > top;
     if (n == 0 || first > last_emitted) {
       out.sector[static_cast<std::size_t>(n++)] = first;
     } else if (first < last_emitted) {
@@ -77,9 +84,9 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
     if (last != first) out.sector[static_cast<std::size_t>(n++)] = last;
     last_emitted = std::max(last_emitted, last);
   }
-  if (wrapped)
+  if (past)
     for (std::uint64_t a : addresses)
-      if (a + size - 1 < a) access_past_top(a, a, size);
+      if (a > top) access_past_top(a, a, size);
   out.count = sorted ? n : static_cast<int>(sort_unique(out.sector.data(), static_cast<std::size_t>(n)));
   for (int i = 0; i < out.count; ++i) out.add_sector(out.sector[static_cast<std::size_t>(i)]);
 }

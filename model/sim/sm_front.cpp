@@ -13,12 +13,12 @@ namespace memhier {
 
 void access_past_top(std::uint64_t first, std::uint64_t last, std::uint64_t bytes) {
   const std::string what = first == last
-                               ? fmt::format("an access of {} bytes at {:#x} runs", bytes, first)
-                               : fmt::format("accesses of {} bytes from {:#x} to {:#x} run", bytes, first, last);
+                               ? fmt::format("an access of {} bytes at {:#x} reaches", bytes, first)
+                               : fmt::format("accesses of {} bytes from {:#x} to {:#x} reach", bytes, first, last);
   throw InputError({}, "",
                    what +
-                       " past the end of the 64-bit address space (a damaged trace: no GPU address comes "
-                       "near it)");
+                       " the last 128 bytes of the 64-bit address space or past them, which the simulator leaves out "
+                       "(a damaged trace: no GPU address comes near them)");
 }
 
 namespace {
@@ -468,7 +468,7 @@ IssueCost SmFront::global_access(const WarpRecord& r, std::span<const std::uint6
     if (r.bulk_bytes == 0) return {};  // nothing moves
     std::uint32_t lines = 0;
     for (std::uint64_t base : a) {
-      if (base + (r.bulk_bytes - 1) < base) access_past_top(base, base, r.bulk_bytes);
+      if (base > kAddressEnd - r.bulk_bytes) access_past_top(base, base, r.bulk_bytes);
       const std::uint64_t first = base >> 5U, last = (base + (r.bulk_bytes - 1)) >> 5U;  // sectors
       c.l1_bypass_sectors += last - first + 1;
       for (std::uint64_t line = first >> 2U; line <= last >> 2U; ++line) {
