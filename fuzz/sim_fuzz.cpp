@@ -4,7 +4,8 @@
 // bulk copies, with addresses near the places that go wrong (0, the top of the address space, line and window edges).
 // They are written with MhtWriter (which refuses what a reader would) and read back: a file the writer finishes must
 // read back as it was written. Then it is simulated on a small V100 and H100 on one thread, and timed: counters that
-// hold together (holds_together()) and a finite, positive time, or an InputError naming the .mht file.
+// hold together (holds_together()), the same when an SM's L2 requests go in rounds, and a finite, positive time; or an
+// InputError naming the .mht file.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <unistd.h>
 
@@ -218,13 +219,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       load_arch_string("extends: h100\nname: h100-small\nsm:\n  count: 8\nl2:\n  size: 1600KiB\n  slices: 10\n"
                        "  persisting_max: 1000KiB\n",
                        "h100-small.yaml")};
+  // Caches emptied between launches or kept (--keep-cache); and an SM's L2 requests taken in rounds of a few (its
+  // list full at `round`), which must count as one pass does.
+  const bool keep_cache = in.ConsumeBool();
+  const auto round = in.ConsumeIntegralInRange<std::uint64_t>(1, 64);
   for (const Arch& arch : archs) {
     try {
       MhtReader reader(path);
       SimOptions options;
       options.threads = 1;
+      options.flush_between_launches = !keep_cache;
       const std::vector<KernelSim> result = simulate(arch, reader, options);
       if (result.size() != launches.size()) __builtin_trap();
+      MhtReader again(path);
+      SimOptions rounds = options;
+      rounds.round_requests = round;
+      const std::vector<KernelSim> in_rounds = simulate(arch, again, rounds);
+      for (std::size_t k = 0; k < result.size(); ++k)
+        if (!(in_rounds[k].counters == result[k].counters)) __builtin_trap();
       for (std::size_t k = 0; k < result.size(); ++k)
         if (!holds_together(result[k].counters, counts[k], arch)) __builtin_trap();
       for (const KernelSim& k : result) {  // and a time: finite and positive whatever the trace
