@@ -53,6 +53,16 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "shared_memory.banks");
     CHECK(e.message().find("at most 64") != std::string::npos);
   }
+  WHEN("shared-memory banks are narrower than 4 bytes or wider than 64") {
+    // Before: 4 GiB banks ended the simulation of any shared access in a division by zero (SIGFPE), and 1-byte banks
+    // overflowed the bank model's table of a phase's words on 16-byte accesses.
+    for (const char* width : {"  bank_width: 1B", "  bank_width: 2B", "  bank_width: 128B", "  bank_width: 4GiB"}) {
+      CAPTURE(width);
+      auto e = load_error(h100_with("  bank_width: 4B ", width));
+      CHECK(e.key() == "shared_memory.bank_width");
+      CHECK(e.message().find("from 4B to 64B") != std::string::npos);
+    }
+  }
   WHEN("the L1's shape is given both ways, neither way, or as a PLRU without ways") {
     CHECK(load_error(h100_with("  ways: 16 ", "  ways: 16\n  sets: 4")).key() == "l1.ways");
     auto none = load_error(h100_with("  ways: 16 ", ""));

@@ -68,6 +68,10 @@ void check_shared(const Arch& a, const Checker& c) {
   c.power_of_two(static_cast<std::uint64_t>(s.banks), "shared_memory.banks");
   c.require(s.banks <= 64, "shared_memory.banks", "at most 64 (the bank model's tables; NVIDIA GPUs have 32)");
   c.power_of_two(s.bank_width, "shared_memory.bank_width");
+  // 4 B: a phase's 16 lanes of 16-byte accesses touch at most 80 words (the bank model's table holds 128); narrower
+  // banks overflowed it, and 4 GiB ones divided by zero (an unsigned bank width of 0).
+  c.require(s.bank_width >= 4 && s.bank_width <= 64, "shared_memory.bank_width",
+            "from 4B to 64B (the bank model's tables; NVIDIA GPUs have 4B)");
   c.positive(s.latency_cycles, "shared_memory.latency_cycles");
   c.positive(s.bandwidth_bytes_per_clock, "shared_memory.bandwidth_per_sm");
   c.positive(s.barrier_cycles, "shared_memory.barrier_cycles");

@@ -227,7 +227,7 @@ void SmFront::coalesce_runs(const WarpRecord& r, std::span<const std::uint64_t> 
   RunsShape& s = *m_shape;
   const std::uint64_t base = (a.front() - s.offset) / kLineBytes;  // the period's first line
   if (s.line_count >= 0) {
-    m_sectors.line_count = s.line_count;
+    m_sectors.line_count = static_cast<int>(static_cast<std::uint8_t>(s.line_count));  // 0 to 64 here
     m_sectors.count = s.sectors;
     for (std::size_t i = 0; i < static_cast<std::size_t>(s.line_count); ++i)
       m_sectors.lines[i] = {base + s.line[i], s.mask[i]};

@@ -18,7 +18,9 @@ struct LineAllocator {
   template <typename U>
   explicit LineAllocator(const LineAllocator<U>& /*other*/) noexcept {}
   T* allocate(std::size_t n) {
-    const std::size_t bytes = (n * sizeof(T) + kLineAlignment - 1) / kLineAlignment * kLineAlignment;
+    // The element's size, whatever T is (clang-tidy takes a T that is a pointer for sizeof of a pointer).
+    const std::size_t bytes =
+        (n * sizeof(T) + kLineAlignment - 1) / kLineAlignment * kLineAlignment;  // NOLINT(bugprone-sizeof-expression)
     return static_cast<T*>(::operator new (bytes, std::align_val_t{kLineAlignment}));
   }
   void deallocate(T* p, std::size_t /*n*/) noexcept { ::operator delete (p, std::align_val_t{kLineAlignment}); }

@@ -23,7 +23,7 @@ namespace sort_detail {
 // memhier_bench_sim's BM_SortUnique/32 on this project's VM, 190 -> 108 ns (2026-11-25).
 inline constexpr std::size_t kNetwork = 32;
 struct Comparators {
-  std::array<std::uint8_t, 2 * 191> pair{};
+  std::array<std::uint8_t, std::size_t{2} * 191> pair{};
   std::size_t count = 0;
 };
 constexpr Comparators batcher() {
@@ -46,10 +46,10 @@ template <std::size_t... I>
 inline void network(std::array<std::uint64_t, kNetwork>& v, std::index_sequence<I...> /*comparators*/) {
   (
       [&] {
-        constexpr std::size_t a = kComparators.pair[2 * I], b = kComparators.pair[2 * I + 1];
-        const std::uint64_t x = v[a], y = v[b];
-        v[a] = x < y ? x : y;
-        v[b] = x < y ? y : x;
+        constexpr std::size_t kA = kComparators.pair[2 * I], kB = kComparators.pair[2 * I + 1];
+        const std::uint64_t x = v[kA], y = v[kB];
+        v[kA] = x < y ? x : y;
+        v[kB] = x < y ? y : x;
       }(),
       ...);
 }

@@ -180,8 +180,8 @@ using LaneBuffer = std::array<std::uint64_t, kWarpSize>;
 inline void fill_strided(std::span<std::uint64_t> out, std::uint64_t first, std::uint64_t stride) {
   std::size_t i = 0;
 #if defined(__SSE2__)
-  __m128i pair = _mm_set_epi64x(static_cast<long long>(first + stride), static_cast<long long>(first));
-  const __m128i step = _mm_set1_epi64x(static_cast<long long>(2 * stride));
+  __m128i pair = _mm_set_epi64x(std::bit_cast<long long>(first + stride), std::bit_cast<long long>(first));
+  const __m128i step = _mm_set1_epi64x(std::bit_cast<long long>(2 * stride));
   for (; i + 1 < out.size(); i += 2, pair = _mm_add_epi64(pair, step))
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out.data() + i), pair);
 #endif
