@@ -600,6 +600,18 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   CHECK(huge.rc == 2);
   CHECK(huge.err.find("'l2.size': an L2 of 3.12TiB takes about 500GiB of host memory to simulate, more than this "
                       "machine has (") != std::string::npos);
+  // So are L1s and constant caches past the machine, 132 of each: 1 TiB L1s (before, std::bad_alloc) and 1 TiB
+  // constant caches (before, their 32-bit set count overflowed: a segmentation fault), with 40 and 8 bytes a line.
+  Result l1 = memhier(
+      fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set n=4096 --vary unified_l1.size=1TiB", kExamples));
+  CHECK(l1.rc == 2);
+  CHECK(l1.err.find("'unified_l1.size': 132 SMs' caches of this size take about 41.2TiB of host memory") !=
+        std::string::npos);
+  Result constant = memhier(
+      fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set n=4096 --vary constant_cache.size=1TiB", kExamples));
+  CHECK(constant.rc == 2);
+  CHECK(constant.err.find("'constant_cache.size': 132 SMs' caches of this size take about 16.5TiB of host memory") !=
+        std::string::npos);
   const auto points = nlohmann::json::parse(r.out)["points"];
   REQUIRE(points.size() == 4);
   // Same L2 size, DRAM-bound (64 MiB per array): halving the bandwidth doubles the DRAM time; the kernel time above

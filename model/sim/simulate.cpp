@@ -265,6 +265,24 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   if (host_bytes != 0 && l2_host_bytes > host_bytes)
     throw InputError({arch.source_file}, "l2.size",
                      fmt::format("{}, more than this machine has ({})", l2_too_large, units::format_size(host_bytes)));
+  // So are the SMs' L1s (at most unified_l1.size each; up to 40 bytes a line with LRU's index: sectored_cache.h) and
+  // constant caches (8 bytes a line: lru_sets.h), which every SM holds: 4 GiB ones ran this machine out of memory,
+  // 1 TiB ones overflowed their 32-bit set counts (a segmentation fault).
+  const double sms_held = std::max(arch.sm.count, 1);
+  const std::pair<const char*, double> per_sm[] = {
+      {"unified_l1.size", static_cast<double>(arch.unified_l1.size / kLineBytes) * 40 * sms_held},
+      {"constant_cache.size",
+       arch.constant_cache.associativity <= 0 || arch.constant_cache.line == 0
+           ? 0.0
+           : static_cast<double>(arch.constant_cache.size / arch.constant_cache.line) * 8 * sms_held}};
+  for (const auto& [key, bytes] : per_sm)
+    if (host_bytes != 0 && bytes > static_cast<double>(host_bytes))
+      throw InputError(
+          {arch.source_file}, key,
+          fmt::format("{} SMs' caches of this size take about {} of host memory to simulate, more than "
+                      "this machine has ({})",
+                      arch.sm.count, units::format_size(static_cast<std::uint64_t>(std::min(bytes, 1.8e19))),
+                      units::format_size(host_bytes)));
   PhaseClock clock(options.times);
   const std::uint64_t round_requests = std::max<std::uint64_t>(options.round_requests, 1);  // each round issues
   Machine machine;
