@@ -24,6 +24,7 @@
 #include "memhier/sim.h"
 #include "memhier/timing.h"
 #include "memhier/trace_json.h"
+#include "sim_checks.h"
 
 namespace {
 
@@ -137,21 +138,6 @@ bool same_block(const BlockTrace& a, const BlockTrace& b) {
     if (!std::equal(la.begin(), la.end(), lb.begin(), lb.end())) return false;
   }
   return true;
-}
-
-// Every memory record and barrier of the trace issued (and, before each cp.async, the arch's predicated shared loads
-// nvcc puts there), every block run, no level with more hits than lookups.
-bool holds_together(const SimCounters& c, const TraceCounts& t, const Arch& arch) {
-  const std::uint64_t records = t.memory_instructions + t.barriers;
-  const std::uint64_t async = t.by_kind[static_cast<std::size_t>(AccessKind::async_copy)];
-  return c.warp_instructions >= records &&
-         c.warp_instructions <=
-             records + async * static_cast<std::uint64_t>(arch.shared_memory.async_copy_predicated_loads) &&
-         c.barriers == t.barriers && c.blocks == t.blocks && c.l1_sector_hits <= c.l1_sector_lookups &&
-         c.l2_read_hits <= c.l2_read_sectors && c.l2_write_hits <= c.l2_write_sectors &&
-         c.l2_atom_hits <= c.l2_atom_sectors && c.l2_red_hits <= c.l2_red_sectors &&
-         c.l2_persisting_hits <= c.l2_read_hits + c.l2_write_hits + c.l2_atom_hits + c.l2_red_hits &&
-         c.dram_write_row_misses <= c.dram_row_misses;
 }
 
 }  // namespace
