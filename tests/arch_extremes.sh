@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Every integer key of the H100's architecture (`archs show h100 --json`) set to extreme values in a file that extends
 # it (0, 1, 3, 4096, 2^32 - 1, 2^32, 2^40, 2^64 - 1; bytes where the key takes a size), then simulate and predict of
-# two small kernels (shared memory, global traffic and an L2 window): each run must give a result or
-# an error message with exit 1 or 2, never a signal, a hang or a C++ exception's text. What it guards: 4 GiB banks
-# ended in SIGFPE, 4 GiB L1s and constant caches ran the machine out of memory, 1 TiB ones in std::bad_alloc and a
-# segmentation fault.
+# two small kernels (shared memory, global traffic and an L2 window): each run must give a result or an error message
+# with exit 1 or 2, never a signal, a hang or a C++ exception's text. What it guards: 4 GiB banks ended in SIGFPE,
+# 4 GiB L1s and constant caches ran the machine out of memory, 1 TiB ones in std::bad_alloc and a segmentation fault.
 # usage: arch_extremes.sh MEMHIER_CLI EXAMPLES_DIR WORK_DIR
 set -euo pipefail
 cli=$1 examples=$2 work=$3
