@@ -605,12 +605,12 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   Result l1 = memhier(
       fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set n=4096 --vary unified_l1.size=1TiB", kExamples));
   CHECK(l1.rc == 2);
-  CHECK(l1.err.find("'unified_l1.size': 132 SMs' caches of this size take about 41.2TiB of host memory") !=
+  CHECK(l1.err.find("'unified_l1.size': 132 L1s of 1.00TiB take about 41.2TiB of host memory to simulate, more") !=
         std::string::npos);
   Result constant = memhier(
       fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set n=4096 --vary constant_cache.size=1TiB", kExamples));
   CHECK(constant.rc == 2);
-  CHECK(constant.err.find("'constant_cache.size': 132 SMs' caches of this size take about 16.5TiB of host memory") !=
+  CHECK(constant.err.find("'constant_cache.size': 132 constant caches of 1.00TiB take about 16.5TiB of host") !=
         std::string::npos);
   const auto points = nlohmann::json::parse(r.out)["points"];
   REQUIRE(points.size() == 4);

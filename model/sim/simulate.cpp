@@ -253,43 +253,45 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                        fmt::format("is {} B; the simulator models {} B {}s only", bytes,
                                    line ? kLineBytes : kSectorBytes, line ? "line" : "sector"));
   }
-  // The L2's state on the host: about 20 bytes a line (a 16-way set's tags, keys and states in a 256-byte block, and
-  // each line's written words: set_cache.h). An L2 whose state this machine's memory cannot hold is refused before it
-  // is built (a what-if of a 100 GiB L2 ended in std::bad_alloc, or in the kernel's out-of-memory killer).
-  const std::uint64_t l2_host_bytes = arch.l2.size / kLineBytes * 20;
+  // The caches' state on the host, per line: the L2's about 20 bytes (a 16-way set's tags, keys and states in a
+  // 256-byte block, and each line's written words: set_cache.h), each SM's L1 up to 40 (at most unified_l1.size; LRU's
+  // index: sectored_cache.h) and constant cache 8 (lru_sets.h). Caches whose state this machine's memory cannot hold
+  // are refused before they are built: a 100 GiB L2 ended in std::bad_alloc or the out-of-memory killer, 4 GiB L1s or
+  // constant caches in the latter, 1 TiB constant caches in a segmentation fault (their 32-bit set counts overflowed).
   const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
   const std::uint64_t host_bytes =
       pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes) : 0;
-  const std::string l2_too_large = fmt::format("an L2 of {} takes about {} of host memory to simulate",
-                                               units::format_size(arch.l2.size), units::format_size(l2_host_bytes));
-  if (host_bytes != 0 && l2_host_bytes > host_bytes)
-    throw InputError({arch.source_file}, "l2.size",
-                     fmt::format("{}, more than this machine has ({})", l2_too_large, units::format_size(host_bytes)));
-  // So are the SMs' L1s (at most unified_l1.size each; up to 40 bytes a line with LRU's index: sectored_cache.h) and
-  // constant caches (8 bytes a line: lru_sets.h), which every SM holds: 4 GiB ones ran this machine out of memory,
-  // 1 TiB ones overflowed their 32-bit set counts (a segmentation fault).
   const double sms_held = std::max(arch.sm.count, 1);
-  const std::pair<const char*, double> per_sm[] = {
-      {"unified_l1.size", static_cast<double>(arch.unified_l1.size / kLineBytes) * 40 * sms_held},
+  const bool constant_cached = arch.constant_cache.associativity > 0 && arch.constant_cache.line > 0;
+  struct HostState {
+    const char* key;
+    std::string what;  // the caches, and the verb
+    double bytes;
+  };
+  const HostState host_state[] = {
+      {"l2.size", fmt::format("an L2 of {} takes", units::format_size(arch.l2.size)),
+       static_cast<double>(arch.l2.size / kLineBytes) * 20},
+      {"unified_l1.size", fmt::format("{} L1s of {} take", arch.sm.count, units::format_size(arch.unified_l1.size)),
+       static_cast<double>(arch.unified_l1.size / kLineBytes) * 40 * sms_held},
       {"constant_cache.size",
-       arch.constant_cache.associativity <= 0 || arch.constant_cache.line == 0
-           ? 0.0
-           : static_cast<double>(arch.constant_cache.size / arch.constant_cache.line) * 8 * sms_held}};
-  for (const auto& [key, bytes] : per_sm)
-    if (host_bytes != 0 && bytes > static_cast<double>(host_bytes))
+       fmt::format("{} constant caches of {} take", arch.sm.count, units::format_size(arch.constant_cache.size)),
+       constant_cached ? static_cast<double>(arch.constant_cache.size / arch.constant_cache.line) * 8 * sms_held : 0}};
+  auto too_large = [](const HostState& h) {
+    return fmt::format("{} about {} of host memory to simulate", h.what,
+                       units::format_size(static_cast<std::uint64_t>(std::min(h.bytes, 1.8e19))));
+  };
+  for (const HostState& h : host_state)
+    if (host_bytes != 0 && h.bytes > static_cast<double>(host_bytes))
       throw InputError(
-          {arch.source_file}, key,
-          fmt::format("{} SMs' caches of this size take about {} of host memory to simulate, more than "
-                      "this machine has ({})",
-                      arch.sm.count, units::format_size(static_cast<std::uint64_t>(std::min(bytes, 1.8e19))),
-                      units::format_size(host_bytes)));
+          {arch.source_file}, h.key,
+          fmt::format("{}, more than this machine has ({})", too_large(h), units::format_size(host_bytes)));
   PhaseClock clock(options.times);
   const std::uint64_t round_requests = std::max<std::uint64_t>(options.round_requests, 1);  // each round issues
   Machine machine;
   try {
     machine = make_machine(arch, options.threads);
   } catch (const std::bad_alloc&) {
-    throw InputError({arch.source_file}, "l2.size", l2_too_large + ", more than the host could allocate");
+    throw InputError({arch.source_file}, "l2.size", too_large(host_state[0]) + ", more than the host could allocate");
   }
   clock.lap(&SimPhaseTimes::setup);
   const int num_sms = arch.sm.count;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "memhier/mht.h"
+#include "memhier/trace_json.h"
 #include "tracer_decode.h"
 #include "tracer_record.h"
 
@@ -364,8 +365,7 @@ void Tracer::finish() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memhier tracer: cannot finish %s: %s\n", m_cfg.out.c_str(), e.what());
   }
-  if (!m_cfg.summary.empty())
-    std::ofstream(m_cfg.summary) << m_summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (!m_cfg.summary.empty()) std::ofstream(m_cfg.summary) << memhier::json_text(m_summary, 1) << "\n";
 }
 
 Tracer* g_tracer = nullptr;

@@ -108,8 +108,9 @@ void MhtWriter::begin_kernel(const KernelLaunch& launch) {
   if (m.in_kernel) end_kernel();
   // What a reader would refuse (a block of 0 or 1,100 threads, 256 registers a thread, a window's hit ratio past 1)
   // is not written: the file could not be read back.
+  const nlohmann::json text = launch_to_json(launch);
   try {
-    (void)launch_from_json(launch_to_json(launch));
+    (void)launch_from_json(text);
   } catch (const std::invalid_argument& e) {
     throw InputError({launch.source}, launch.name,
                      fmt::format("this launch cannot be written to {}: {}", m.path.string(), e.what()));
@@ -119,7 +120,7 @@ void MhtWriter::begin_kernel(const KernelLaunch& launch) {
   m.kernel_offset = m.pos;
   m.counts = {};
   m.raw_bytes = m.stored_bytes = m.chunks = 0;
-  m.write_section(kKernelTag, 0, json_text(launch_to_json(launch)));
+  m.write_section(kKernelTag, 0, json_text(text));
 }
 
 void MhtWriter::add_block(const BlockTrace& block) {
