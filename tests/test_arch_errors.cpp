@@ -112,7 +112,10 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "constant_cache.associativity");
     CHECK(e.message().find("power-of-two number of sets") != std::string::npos);
     const std::string cache = "extends: h100\nname: x\nconstant_cache:\n";
-    CHECK(load_error(cache + "  associativity: 0\n").key() == "constant_cache.miss_replays");
+    // The file turns the cache off and inherits miss_replays: the key it set is blamed (3.z).
+    auto off = load_error(cache + "  associativity: 0\n");
+    CHECK(off.key() == "constant_cache.associativity");
+    CHECK(off.message().find("constant_cache.miss_replays needs constant_cache.associativity") == 0);
     CHECK(load_error(cache + "  miss_replays: -1\n").key() == "constant_cache.miss_replays");
   }
   WHEN("the launch and overlap constants are implausible") {
@@ -208,4 +211,45 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(e.key() == "l1.line");
   CHECK(e.where().file == "derived.yaml");
   CHECK(e.where().line == 4);
+}
+
+SCENARIO("3.z a rule over several keys is blamed on the one a what-if file changed, with every key's value") {
+  // Before: an arch that extends h100 and sets l2.slices: 48 was told "h100.yaml:83:9: 'l2.size': must be a whole
+  // number of sets", the shipped file's line of a key the user never touched.
+  WHEN("the slices no longer divide the inherited size into sets") {
+    auto e = load_error("extends: h100\nname: x\nl2:\n  slices: 48\n", "whatif.yaml");
+    CHECK(e.key() == "l2.slices");
+    CHECK(e.where().file == "whatif.yaml");
+    CHECK(e.where().line == 4);
+    // 128 B x 16 ways x 48 slices = 96 KiB a set in every slice; 50 MiB = 533.33 of them: 533 x 96 KiB = 51168 KiB.
+    CHECK(e.message().find("= 96KiB; the nearest sizes are 51168KiB and 51264KiB") != std::string::npos);
+    CHECK(e.message().find("l2.slices = 48;") != std::string::npos);  // set here: no file named
+    CHECK(e.message().find("l2.size = 50MiB from " + (test::arch_dir() / "h100.yaml").string() + ":83") !=
+          std::string::npos);
+  }
+  WHEN("a smaller L2 falls below the inherited persisting set-aside") {
+    auto e = load_error("extends: h100\nname: x\nl2:\n  size: 12.5MiB\n", "whatif.yaml");
+    CHECK(e.key() == "l2.size");  // not l2.persisting_max, which the file does not set
+    CHECK(e.where().line == 4);
+    CHECK(e.message().find("l2.persisting_max cannot exceed l2.size (l2.persisting_max = 32000KiB from ") == 0);
+  }
+  WHEN("a smaller unified L1 falls below the inherited shared memory") {
+    auto e = load_error("extends: h100\nname: x\nunified_l1:\n  size: 128KiB\n", "whatif.yaml");
+    CHECK(e.key() == "unified_l1.size");
+    CHECK(e.message().find("shared_memory.max_per_sm = 228KiB from ") != std::string::npos);
+  }
+  WHEN("every key of the rule is in one file") {
+    auto e = load_error(h100_with("  slices: 100", "  slices: 48"));
+    CHECK(e.key() == "l2.size");  // the rule's first key
+    CHECK(e.message().find(" from ") == std::string::npos);
+  }
+  WHEN("a set in every slice is larger than the L2, or its bytes pass 2^64") {
+    auto big = load_error("extends: h100\nname: x\nl2:\n  slices: 100000\n", "whatif.yaml");
+    CHECK(big.key() == "l2.slices");
+    CHECK(big.message().find("must hold a set in every slice") != std::string::npos);
+    // 2^62 B lines x 16 ways x 100 slices is 0 modulo 2^64: the divisibility test divided by zero.
+    auto wrapped = load_error("extends: h100\nname: x\nl2:\n  line: 4194304TiB\n", "whatif.yaml");
+    CHECK(wrapped.key() == "l2.line");
+    CHECK(wrapped.message().find("must hold a set in every slice") != std::string::npos);
+  }
 }
