@@ -1,13 +1,28 @@
 #pragma once
-// Checks the fuzzers share on a simulation's counters (sim_fuzz, accelsim_fuzz).
+// What the simulator fuzzers share (sim_fuzz, accelsim_fuzz, desc_fuzz): the archs they simulate on and the checks on
+// a simulation's counters.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
 #include "memhier/arch.h"
+#include "memhier/arch_loader.h"
 #include "memhier/sim.h"
 #include "memhier/trace.h"
 
 namespace memhier {
+
+// The V100 and H100 made small (a few SMs, L2 slices and sets a slice: quick to build and to fill), their partitions,
+// persisting set-aside and windows as shipped.
+inline const std::array<Arch, 2>& small_archs() {
+  static const std::array<Arch, 2> archs{
+      load_arch_string("extends: v100\nname: v100-small\nsm:\n  count: 4\nl2:\n  size: 384KiB\n  slices: 8\n",
+                       "v100-small.yaml"),
+      load_arch_string("extends: h100\nname: h100-small\nsm:\n  count: 8\nl2:\n  size: 1600KiB\n  slices: 10\n"
+                       "  persisting_max: 1000KiB\n",
+                       "h100-small.yaml")};
+  return archs;
+}
 
 // Every memory record and barrier of the trace issued (and, before each cp.async, the arch's predicated shared loads
 // nvcc puts there), every block run, no level with more hits than lookups.

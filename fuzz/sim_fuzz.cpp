@@ -197,19 +197,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const InputError&) {
     __builtin_trap();
   }
-  // The V100 and H100 made small (a few SMs, L2 slices and sets a slice: quick to build and to fill), their
-  // partitions, persisting set-aside and windows as shipped.
-  static const Arch archs[] = {
-      load_arch_string("extends: v100\nname: v100-small\nsm:\n  count: 4\nl2:\n  size: 384KiB\n  slices: 8\n",
-                       "v100-small.yaml"),
-      load_arch_string("extends: h100\nname: h100-small\nsm:\n  count: 8\nl2:\n  size: 1600KiB\n  slices: 10\n"
-                       "  persisting_max: 1000KiB\n",
-                       "h100-small.yaml")};
   // Caches emptied between launches or kept (--keep-cache); and an SM's L2 requests taken in rounds of a few (its
   // list full at `round`), which must count as one pass does.
   const bool keep_cache = in.ConsumeBool();
   const auto round = in.ConsumeIntegralInRange<std::uint64_t>(1, 64);
-  for (const Arch& arch : archs) {
+  for (const Arch& arch : small_archs()) {
     try {
       MhtReader reader(path);
       SimOptions options;
