@@ -737,6 +737,48 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
       memhier(fmt::format("validate --results {0} --out {0}/r5 --no-plots --baseline {0}/strict.json", dir.string()));
   CHECK(strict.rc == 1);
   CHECK(strict.err.find("worse than the baseline") != std::string::npos);
+  // A baseline the ratchet cannot read is refused, before the cases run. Before: one without a summary or a list passed
+  // every run, and a MAPE written as text ended in nlohmann's type_error.302.
+  auto ratchet = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return memhier(
+        fmt::format("validate --results {0} --out {0}/rb --force --no-plots --baseline {0}/{1}", dir.string(), name));
+  };
+  Result none = ratchet("none.json", R"({"x":1})");
+  CHECK(none.rc == 2);
+  CHECK(none.err.find("none.json: holds no error to compare with") != std::string::npos);
+  CHECK(ratchet("list.json", "[1, 2]").err.find("list.json: expected a JSON object") != std::string::npos);
+  Result as_text = ratchet("text.json", R"({"summary":{"time_from_description":{"mape_pct":"low"}}})");
+  CHECK(as_text.rc == 2);
+  CHECK(as_text.err.find("text.json: '/summary/time_from_description/mape_pct': expected a number, got \"low\"") !=
+        std::string::npos);
+  Result entry = ratchet("entry.json", R"({"counters":{"dram_read_bytes":5}})");  // a summary alone, as it reads
+  CHECK(entry.rc == 2);
+  CHECK(entry.err.find("'/counters/dram_read_bytes': expected an object") != std::string::npos);
+  CHECK(ratchet("nosuch/base.json", "").err.find("cannot read the baseline") != std::string::npos);
+  // A NaN --max-mape passed every run, a negative one failed every run: both are refused.
+  for (const char* limit : {"nan", "-1"}) {
+    CAPTURE(limit);
+    Result m = memhier(
+        fmt::format("validate --results {0} --out {0}/rm --force --no-plots --max-mape {1}", dir.string(), limit));
+    CHECK(m.rc == 2);
+    CHECK(m.err.find("expected a percentage of 0 or more") != std::string::npos);
+  }
+  // --write-baseline replaces a file only with --force (it replaced base.json silently), and says where it cannot
+  // write (it wrote nothing and exited 0).
+  const std::string base_before = slurp(dir / "base.json");
+  Result kept = memhier(
+      fmt::format("validate --results {0} --out {0}/rk --no-plots --write-baseline {0}/base.json", dir.string()));
+  CHECK(kept.rc == 2);
+  CHECK(kept.err.find("base.json exists; pass --force to replace it") != std::string::npos);
+  CHECK(slurp(dir / "base.json") == base_before);
+  CHECK(memhier(fmt::format("validate --results {0} --out {0}/rk --force --no-plots --write-baseline {0}/base.json",
+                            dir.string()))
+            .rc == 0);
+  Result nowhere = memhier(fmt::format(
+      "validate --results {0} --out {0}/rk --force --no-plots --write-baseline {0}/nosuch/base.json", dir.string()));
+  CHECK(nowhere.rc == 2);
+  CHECK(nowhere.err.find("nosuch is not a folder") != std::string::npos);
   CHECK(memhier(fmt::format("validate --results {}/nosuch --out {}/r6", dir.string(), dir.string())).rc == 2);
   // A counter ncu measured 0 and the model predicts 0 in every case stays in the summary (0 cases, 0% error), so a
   // baseline where it was off passes instead of reading the counter as gone missing.

@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -91,7 +95,7 @@ int run_validate(const std::vector<std::string>& args) {
       ("gpu", "first run the suite, ncu and the tracer on this machine's GPU (validate/gpu/*.sh)")                //
       ("arch", po::value<std::string>(), "architecture to predict with (default: from the measured GPU's name)")  //
       ("out", po::value<std::string>()->default_value("memhier-validate-report"), "report folder")                //
-      ("force", "replace an existing report folder")                                                              //
+      ("force", "replace an existing report folder or --write-baseline file")                                     //
       ("only", po::value<std::string>(), "cases whose id matches this regex")                                     //
       ("examples", po::value<std::string>(),
        "kernel descriptions folder (default: the source tree's traces/examples)")                          //
@@ -108,11 +112,27 @@ int run_validate(const std::vector<std::string>& args) {
   if (vm.count("results") == 0U)
     throw UsageError("memhier validate: --results DIR is required (e.g. validate/results/h100-2026-11-22)");
   const fs::path dir = vm["results"].as<std::string>();
-  if (vm.count("gpu") != 0U) run_gpu_scripts(dir);
+  // The flags are checked before the GPU runs or the cases are predicted (minutes): a NaN limit would pass any run.
+  std::optional<double> max_mape;
+  if (vm.count("max-mape") != 0U) {
+    max_mape = vm["max-mape"].as<double>();
+    if (!std::isfinite(*max_mape) || *max_mape < 0)
+      throw UsageError(fmt::format("memhier validate: --max-mape {}: expected a percentage of 0 or more", *max_mape));
+  }
+  const nlohmann::json baseline =
+      vm.count("baseline") != 0U ? read_baseline(vm["baseline"].as<std::string>()) : nlohmann::json();
   const fs::path out = vm["out"].as<std::string>();
-  if (fs::exists(out) && vm.count("force") == 0U)
+  const bool force = vm.count("force") != 0U;
+  if (fs::exists(out) && !force)
     throw UsageError(
         fmt::format("memhier validate: {} exists; pass --force to replace the report in it", out.string()));
+  const fs::path baseline_out = vm.count("write-baseline") != 0U ? vm["write-baseline"].as<std::string>() : "";
+  if (!baseline_out.empty() && fs::exists(baseline_out) && !force)
+    throw UsageError(fmt::format("memhier validate: {} exists; pass --force to replace it", baseline_out.string()));
+  if (!baseline_out.empty() && !baseline_out.parent_path().empty() && !fs::is_directory(baseline_out.parent_path()))
+    throw UsageError(fmt::format("memhier validate: --write-baseline {}: {} is not a folder", baseline_out.string(),
+                                 baseline_out.parent_path().string()));
+  if (vm.count("gpu") != 0U) run_gpu_scripts(dir);
   const Results results = load_results(dir);
   std::string arch_name =
       vm.count("arch") != 0U ? vm["arch"].as<std::string>() : tracer::arch_from_device_name(results.gpu);
@@ -134,27 +154,27 @@ int run_validate(const std::vector<std::string>& args) {
   else
     print_table(report);
   std::cerr << fmt::format("report: {}/report.html (json, csv next to it)\n", out.string());
-  if (vm.count("write-baseline") != 0U) {
-    std::ofstream(vm["write-baseline"].as<std::string>())
-        << json_text(nlohmann::json{{"summary", report["summary"]}}, 2) << "\n";
+  if (!baseline_out.empty()) {
+    std::ofstream file(baseline_out);
+    file << json_text(nlohmann::json{{"summary", report["summary"]}}, 2) << "\n";
+    file.close();
+    if (!file)
+      throw UsageError(
+          fmt::format("memhier validate: cannot write {}: {}", baseline_out.string(), std::strerror(errno)));
   }
   int rc = kExitOk;
-  if (vm.count("max-mape") != 0U) {
-    const double mape = report["summary"]["time_from_description"].value("mape_pct", 1e9);
-    if (mape > vm["max-mape"].as<double>()) {
-      std::cerr << fmt::format("memhier validate: time MAPE {:.1f}% is above --max-mape {}\n", mape,
-                               vm["max-mape"].as<double>());
+  if (max_mape) {
+    const nlohmann::json described = report.at("summary").value("time_from_description", nlohmann::json::object());
+    if (!described.contains("mape_pct")) {
+      std::cerr << "memhier validate: no case was predicted from its description: no time MAPE for --max-mape\n";
+      rc = kExitCheckFailed;
+    } else if (const double mape = described["mape_pct"].get<double>(); mape > *max_mape) {
+      std::cerr << fmt::format("memhier validate: time MAPE {:.1f}% is above --max-mape {}\n", mape, *max_mape);
       rc = kExitCheckFailed;
     }
   }
-  if (vm.count("baseline") != 0U) {
-    std::ifstream in(vm["baseline"].as<std::string>());
-    if (!in)
-      throw UsageError(fmt::format("memhier validate: cannot read baseline {}", vm["baseline"].as<std::string>()));
-    const auto base = nlohmann::json::parse(in, nullptr, false);
-    if (base.is_discarded())
-      throw UsageError(fmt::format("memhier validate: {} is not JSON", vm["baseline"].as<std::string>()));
-    for (const std::string& w : ratchet_regressions(report, base)) {
+  if (!baseline.is_null()) {
+    for (const std::string& w : ratchet_regressions(report, baseline)) {
       std::cerr << "memhier validate: worse than the baseline: " << w << "\n";
       rc = kExitCheckFailed;
     }

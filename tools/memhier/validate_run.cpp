@@ -3,11 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <regex>
 #include <string_view>
 
+#include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/timing.h"
 #include "memhier/trace_io.h"
@@ -262,6 +266,51 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
             {"counters", per_counter},
             {"hit_rates", per_rate}}},
           {"cases", rows}};
+}
+
+nlohmann::json read_baseline(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError({file.string()}, "", fmt::format("cannot read the baseline: {}", std::strerror(errno)));
+  const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
+  if (root.is_discarded()) throw InputError({file.string()}, "", "the baseline is not JSON");
+  auto fail = [&](const std::string& pointer, const std::string& message) {
+    throw InputError({file.string()}, pointer, message);
+  };
+  if (!root.is_object()) fail("", "expected a JSON object (what --write-baseline writes: {\"summary\": {...}})");
+  const bool wrapped = root.contains("summary");
+  const nlohmann::json& summary = wrapped ? root["summary"] : root;
+  const std::string at = wrapped ? "/summary" : "";
+  if (!summary.is_object()) fail(at, "expected an object");
+  // Each number the ratchet compares, where the baseline has it, must be a number: an entry it cannot read would
+  // leave a metric unchecked.
+  auto number = [&](const nlohmann::json& entry, const std::string& pointer, const char* field) {
+    if (!entry.is_object()) fail(pointer, "expected an object");
+    if (entry.contains(field) && !entry[field].is_number())
+      fail(pointer + "/" + field, fmt::format("expected a number, got {}", entry[field].dump()));
+  };
+  int compared = 0;
+  for (const char* path : {"time_from_description", "time_from_trace", "time_from_complete_traces"})
+    if (summary.contains(path)) {
+      number(summary[path], at + "/" + path, "mape_pct");
+      compared += summary[path].contains("mape_pct") ? 1 : 0;
+    }
+  for (const auto& [section, fields] :
+       {std::pair<const char*, std::vector<const char*>>{"counters", {"mean_abs_error_pct", "weighted_abs_error_pct"}},
+        {"hit_rates", {"mean_abs_error_points"}}}) {
+    if (!summary.contains(section)) continue;
+    const std::string pointer = at + "/" + section;
+    if (!summary[section].is_object()) fail(pointer, "expected an object of named entries");
+    for (const auto& [name, entry] : summary[section].items())
+      for (const char* field : fields) {
+        number(entry, pointer + "/" + name, field);
+        compared += entry.contains(field) ? 1 : 0;
+      }
+  }
+  if (compared == 0)
+    fail(at,
+         "holds no error to compare with (a MAPE, a counter's or a hit rate's error): is it a baseline written "
+         "by --write-baseline?");
+  return root;
 }
 
 std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const nlohmann::json& baseline) {

@@ -47,6 +47,10 @@ std::vector<CaseResult> run_validation(const Arch& arch, const Results& results,
 // (MAPE, worst case, correlation of log times, per-counter error) that --max-mape and the ratchet read.
 nlohmann::json validation_report(const Arch& arch, const Results& results, const std::vector<CaseResult>& cases);
 
+// A baseline file (--baseline): what --write-baseline wrote, or its summary alone. InputError naming the file and the
+// JSON pointer of an entry the ratchet could not read, or where the file holds no error to compare with.
+nlohmann::json read_baseline(const std::filesystem::path& file);
+
 // Compares `report`'s summary with a baseline summary; returns the regressions (empty: no metric got worse).
 std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const nlohmann::json& baseline);
 
