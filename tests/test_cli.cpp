@@ -678,6 +678,56 @@ TEST_CASE("8.5 calibrate scales DRAM bandwidth and both activation rates by one 
   std::filesystem::remove(slow);
 }
 
+TEST_CASE("8.4b validate refuses measurements it would misread, naming the file, line and field") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("memhier_validate_bad_{}", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "suite");
+  const std::string timing =
+      R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm",)"
+      R"("launches_per_run":1,"median_s":4e-05})";
+  const std::string once = R"({"case":"vector_copy n=1<<23 width=4","launches":1,"launches_per_run":1})";
+  const std::string ncu = "\"ID\",\"Metric Name\",\"Metric Value\"\n\"0\",\"dram__bytes_read.sum\",\"33,554,432\"\n";
+  auto run = [&](const std::string& timings, const std::string& counted, const std::string& csv) {
+    std::ofstream(dir / "suite" / "timings.jsonl") << timings << "\n";
+    std::ofstream(dir / "suite" / "once_cold.jsonl") << counted << "\n";
+    std::ofstream(dir / "suite" / "ncu_cold.csv") << csv;
+    return memhier(fmt::format("validate --results {0} --out {0}/report --force --no-plots --arch h100", dir.string()));
+  };
+  auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  REQUIRE(run(timing, once, ncu).rc == 0);
+  // Before: a time of 0 or below gave its case a 0% or -100% error, a launch count past those made read the previous
+  // case's launches (or none), a negative counter was summed, an ID of 10^11 sized a table by it, and a field of
+  // another type ended in nlohmann's type_error.302.
+  const std::string timings_file = (dir / "suite" / "timings.jsonl").string() + ":1: ";
+  const std::string once_file = (dir / "suite" / "once_cold.jsonl").string() + ":1: ";
+  const std::string ncu_file = (dir / "suite" / "ncu_cold.csv").string() + ":2: ";
+  const std::vector<std::pair<Result, std::string>> cases = {
+      {run(replaced(timing, "4e-05", "-1"), once, ncu), timings_file + "'median_s': expected a time above 0 s, got -1"},
+      {run(replaced(timing, "4e-05", "0"), once, ncu), timings_file + "'median_s': expected a time above 0 s, got 0"},
+      {run(replaced(timing, "4e-05", "\"fast\""), once, ncu),
+       timings_file + "'median_s': expected a number, got \"fast\""},
+      {run(replaced(timing, R"("kernel":"vector_copy",)", ""), once, ncu), timings_file + "'kernel': missing"},
+      {run(timing, replaced(once, R"("launches_per_run":1)", R"("launches_per_run":3)"), ncu),
+       once_file + "'launches_per_run': counts the last 3 launches of the 1 it made"},
+      {run(timing, replaced(once, R"("launches":1)", R"("launches":"one")"), ncu),
+       once_file + "'launches': expected a whole number, got \"one\""},
+      {run(timing, once, replaced(ncu, "33,554,432", "-5")),
+       ncu_file + "metric value '-5' is not a count of 0 or more"},
+      {run(timing, once, replaced(ncu, "\"0\",", "\"99999999999\",")),
+       ncu_file + "launch ID 99999999999 is past the 1000000 launches a suite makes"},
+  };
+  for (const auto& [result, message] : cases) {
+    CAPTURE(message);
+    CHECK(result.rc == 2);
+    CHECK(result.err.find(message) != std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses bad usage") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / fmt::format("memhier_validate_{}", getpid());

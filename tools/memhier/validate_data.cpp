@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
 
 #include "memhier/error.h"
 
@@ -13,8 +17,49 @@ namespace memhier::cli {
 namespace fs = std::filesystem;
 namespace {
 
-[[noreturn]] void fail(const fs::path& file, int line, const std::string& what) {
-  throw InputError({file.string(), line, 0, -1}, "", what);
+[[noreturn]] void fail(const fs::path& file, int line, const std::string& what, const std::string& key = "") {
+  throw InputError({file.string(), line, 0, -1}, key, what);
+}
+
+template <typename T>
+constexpr const char* kind_of() {
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  if constexpr (std::is_integral_v<T>) return "a whole number";
+  return "a number";
+}
+
+// Field `name` of line `line` of a JSON Lines file as T, or `fallback` where the record has none (required: no
+// fallback); an InputError naming the file, line and field where it is missing or of another type.
+template <typename T>
+T field(const nlohmann::json& record, const char* name, const fs::path& file, int line,
+        std::optional<T> fallback = std::nullopt) {
+  if (!record.contains(name)) {
+    if (fallback) return *fallback;
+    fail(file, line, "missing", name);
+  }
+  const nlohmann::json& v = record[name];
+  const bool fits = std::is_same_v<T, std::string> ? v.is_string()
+                    : std::is_same_v<T, bool>      ? v.is_boolean()
+                    : std::is_integral_v<T>        ? v.is_number_integer()
+                                                   : v.is_number();
+  if (!fits) fail(file, line, fmt::format("expected {}, got {}", kind_of<T>(), v.dump()), name);
+  return v.get<T>();
+}
+
+// A measured time in seconds: finite and positive (a time of 0 or below would give any prediction a 0% or -100% error).
+double seconds(const nlohmann::json& record, const char* name, const fs::path& file, int line,
+               std::optional<double> fallback = std::nullopt) {
+  const double s = field<double>(record, name, file, line, fallback);
+  if (!std::isfinite(s) || s <= 0) fail(file, line, fmt::format("expected a time above 0 s, got {}", s), name);
+  return s;
+}
+
+// A count of launches: 1 or more.
+int launch_count(const nlohmann::json& record, const char* name, const fs::path& file, int line) {
+  const auto n = field<std::int64_t>(record, name, file, line, 1);
+  if (n < 1 || n > 1'000'000) fail(file, line, fmt::format("expected 1 to 1000000 launches, got {}", n), name);
+  return static_cast<int>(n);
 }
 
 std::vector<nlohmann::json> read_jsonl(const fs::path& file) {
@@ -77,6 +122,11 @@ std::vector<std::map<std::string, double>> read_ncu(const fs::path& file) {
       fail(file, n,
            fmt::format("launch ID or metric value is not a number: '{}'", f[static_cast<std::size_t>(value_col)]));
     }
+    // A counter is a count of 0 or more; a launch ID past a million is no suite's (and would size the table by it).
+    if (!std::isfinite(value) || value < 0)
+      fail(file, n,
+           fmt::format("metric value '{}' is not a count of 0 or more", f[static_cast<std::size_t>(value_col)]));
+    if (id >= 1'000'000) fail(file, n, fmt::format("launch ID {} is past the 1000000 launches a suite makes", id));
     if (id >= launches.size()) launches.resize(id + 1);
     launches[id][f[static_cast<std::size_t>(metric_col)]] = value;
   }
@@ -94,9 +144,11 @@ void attach_ncu(const fs::path& dir, const std::string& mode, std::map<std::stri
   int line = 0;
   for (const auto& rec : read_jsonl(once)) {
     ++line;
-    const auto made = rec.value("launches", 1);
-    const auto counted = rec.value("launches_per_run", 1);
-    const std::string id = rec.value("case", "");
+    const int made = launch_count(rec, "launches", once, line);
+    const int counted = launch_count(rec, "launches_per_run", once, line);
+    if (counted > made)
+      fail(once, line, fmt::format("counts the last {} launches of the {} it made", counted, made), "launches_per_run");
+    const auto id = field<std::string>(rec, "case", once, line, "");
     if (next + static_cast<std::size_t>(made) > launches.size())
       fail(once, line,
            fmt::format("{} launches listed but {} has only {}", next + static_cast<std::size_t>(made), csv.string(),
@@ -133,20 +185,16 @@ Results load_results(const fs::path& dir) {
   for (const auto& j : read_jsonl(timings)) {
     ++line;
     MeasuredCase c;
-    try {
-      c.id = j.at("case").get<std::string>();
-      c.kernel = j.at("kernel").get<std::string>();
-      c.params = j.value("params", "");
-      c.regime = j.value("regime", "");
-      c.warm = j.value("warm", false);
-      c.launches_per_run = j.value("launches_per_run", 1);
-      c.median_s = j.at("median_s").get<double>();
-      c.p10_s = j.value("p10_s", c.median_s);
-      c.p90_s = j.value("p90_s", c.median_s);
-      c.gpu = j.value("gpu", "");
-    } catch (const nlohmann::json::exception& e) {
-      fail(timings, line, fmt::format("missing or mistyped field: {}", e.what()));
-    }
+    c.id = field<std::string>(j, "case", timings, line);
+    c.kernel = field<std::string>(j, "kernel", timings, line);
+    c.params = field<std::string>(j, "params", timings, line, "");
+    c.regime = field<std::string>(j, "regime", timings, line, "");
+    c.warm = field<bool>(j, "warm", timings, line, false);
+    c.launches_per_run = launch_count(j, "launches_per_run", timings, line);
+    c.median_s = seconds(j, "median_s", timings, line);
+    c.p10_s = seconds(j, "p10_s", timings, line, c.median_s);
+    c.p90_s = seconds(j, "p90_s", timings, line, c.median_s);
+    c.gpu = field<std::string>(j, "gpu", timings, line, "");
     const fs::path trace = dir / "capture" / "traces" / (case_file_name(c.id) + ".mht");
     if (fs::exists(trace)) c.trace = trace;
     r.gpu = c.gpu;
