@@ -644,6 +644,26 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
       memhier(fmt::format("sweep {}/transpose_padded.yaml --set n=256 --vary arch=h100,b200,a100 --csv", kExamples));
   CHECK(cross.rc == 0);
   CHECK(cross.out.find("b200,transpose_padded") != std::string::npos);
+  // A key given in two --vary flags was swept at one of its values, shown in two columns: refused.
+  Result twice = memhier(
+      fmt::format("sweep {}/coalesced_copy.yaml --set n=4096 --vary l2.size=25MiB --vary l2.size=50MiB", kExamples));
+  CHECK(twice.rc == 2);
+  CHECK(twice.err.find("--vary l2.size is given twice; give its values in one: --vary l2.size=V1,V2") !=
+        std::string::npos);
+  // A value reaches its key as given: "8 # 64" was read as 8 (a YAML comment) and shown as "8 # 64".
+  Result comment =
+      memhier(fmt::format("sweep {}/coalesced_copy.yaml --set n=4096 --vary 'sm.count=8 # 64'", kExamples));
+  CHECK(comment.rc == 2);
+  CHECK(comment.err.find("--vary sm.count=8 # 64: expected a non-negative integer, got '8 # 64'") != std::string::npos);
+  // A point that fails is named by its values, the trace's path given once (it was given twice, before the point's
+  // error, which did not say which point failed); an unknown arch is named by its --vary.
+  Result point = memhier(fmt::format("sweep {}/coalesced_copy.yaml --vary n=-5,1024", kExamples));
+  CHECK(point.rc == 2);
+  CHECK(point.err.find(fmt::format("memhier sweep: error: at n=-5: {}/coalesced_copy.yaml:", kExamples)) !=
+        std::string::npos);
+  Result unknown = memhier(fmt::format("sweep {}/coalesced_copy.yaml --set n=4096 --vary arch=h100,nosuch", kExamples));
+  CHECK(unknown.rc == 2);
+  CHECK(unknown.err.find("memhier sweep: --vary arch=nosuch: unknown architecture 'nosuch'") != std::string::npos);
 }
 
 TEST_CASE("8.5 calibrate scales DRAM bandwidth and both activation rates by one factor (the DRAM term's norm)") {

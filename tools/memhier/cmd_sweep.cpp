@@ -5,6 +5,7 @@
 // distinct memory configurations are simulated in parallel (OpenMP).
 #include <fmt/format.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 
 #include "cli_common.h"
 #include "cli_run.h"
@@ -101,13 +103,31 @@ Arch load_point(const std::string& yaml, const std::string& base, const std::map
   }
 }
 
+// The point's base architecture: an error names --vary arch=NAME where the axis gave it (else --arch did).
+Arch base_arch(const std::string& base, const std::map<std::string, std::string>& values) {
+  try {
+    return load_arch(base);
+  } catch (const InputError& e) {
+    if (values.count("arch") == 0U) throw;
+    throw UsageError(fmt::format("memhier sweep: --vary arch={}: {}", base, e.message()));
+  }
+}
+
+// A value as one YAML scalar, whatever it holds ("8 # x", a newline, "{a: 1}"): it reaches the arch's key as given, so
+// a value that is not one is refused at that key instead of changing what the file says.
+std::string yaml_quoted(const std::string& value) {
+  YAML::Emitter out;
+  out << YAML::DoubleQuoted << value;
+  return out.c_str();
+}
+
 Arch point_arch(const std::string& base, std::map<std::string, std::string> values) {
   if (values.count("l2.size") != 0U && values.count("l2.persisting_max") == 0U) {
     // Keep the persisting set-aside limit the same share of L2 as the base arch (H100 and H200: 10 of 16 ways).
-    const Arch b = load_arch(base);
+    const Arch b = base_arch(base, values);
     const Arch sized = load_point(fmt::format("extends: {}\nname: probe\nl2:\n  size: {}\n  persisting_max: 0B\n  "
                                               "max_window_size: 0B\n",
-                                              base, values.at("l2.size")),
+                                              yaml_quoted(base), yaml_quoted(values.at("l2.size"))),
                                   base, values);
     if (b.l2.persisting_max > 0 && b.l2.size > 0) {
       const double share = static_cast<double>(b.l2.persisting_max) / static_cast<double>(b.l2.size);
@@ -119,11 +139,11 @@ Arch point_arch(const std::string& base, std::map<std::string, std::string> valu
   for (const auto& [key, value] : values)
     if (const auto dot = key.find('.'); dot != std::string::npos)
       sections[key.substr(0, dot)].emplace_back(key.substr(dot + 1), value);
-  if (sections.empty()) return load_arch(base);
-  std::string yaml = fmt::format("extends: {}\nname: {}-sweep\n", base, base);
+  if (sections.empty()) return base_arch(base, values);
+  std::string yaml = fmt::format("extends: {}\nname: {}\n", yaml_quoted(base), yaml_quoted(base + "-sweep"));
   for (const auto& [section, keys] : sections) {
     yaml += section + ":\n";
-    for (const auto& [k, v] : keys) yaml += fmt::format("  {}: {}\n", k, v);
+    for (const auto& [k, v] : keys) yaml += fmt::format("  {}: {}\n", k, yaml_quoted(v));
   }
   return load_point(yaml, base, values);
 }
@@ -184,7 +204,13 @@ int run_sweep(const std::vector<std::string>& args) {
     return kExitOk;
   check_output_format("sweep", vm);
   std::vector<Axis> axes;
-  for (const std::string& v : vm["vary"].as<std::vector<std::string>>()) axes.push_back(parse_axis(v));
+  for (const std::string& v : vm["vary"].as<std::vector<std::string>>()) {
+    axes.push_back(parse_axis(v));
+    for (std::size_t i = 0; i + 1 < axes.size(); ++i)
+      if (axes[i].key == axes.back().key)
+        throw UsageError(fmt::format(
+            "memhier sweep: --vary {0} is given twice; give its values in one: --vary {0}=V1,V2", axes.back().key));
+  }
   std::vector<ParamOverride> fixed;
   if (vm.count("set") != 0U)
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) fixed.push_back(parse_param_override(s));
@@ -246,14 +272,17 @@ int run_sweep(const std::vector<std::string>& args) {
         if (std::string c = residency_caveat(first.arch, k); !c.empty()) notes[w].push_back(std::move(c));
       }
     } catch (const std::exception& e) {
-      errors[w] = e.what();
+      std::string at;  // the point's values, those its simulation depends on
+      for (const auto& [key, value] : points[work[w].front()].values)
+        if (kTimingOnly.count(key) == 0) at += fmt::format("{}{}={}", at.empty() ? "" : " ", key, value);
+      errors[w] = at.empty() ? e.what() : fmt::format("at {}: {}", at, e.what());
     }
 #pragma omp critical
     std::cerr << fmt::format("\r  simulated {}/{}", ++done, work.size()) << std::flush;
   }
   std::cerr << "\n";
   for (const std::string& e : errors)
-    if (!e.empty()) throw InputError({trace, 0, 0, -1}, "", e);
+    if (!e.empty()) throw std::runtime_error(e);  // exit 2, as the input error it holds
   std::set<std::string> shown;
   for (const std::vector<std::string>& n : notes)
     for (const std::string& note : n)
