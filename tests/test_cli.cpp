@@ -958,6 +958,11 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(
       memhier(fmt::format("calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit.yaml", dir.string()))
           .rc == 2);
+  // A fit over fewer than 1 case a resource is refused: 0 and -1 put resources that bound no case in the fit.
+  Result no_case = memhier(fmt::format(
+      "calibrate --arch h100 --measurements {0}/report/report.json -o {0}/fit3.yaml --min-cases 0", dir.string()));
+  CHECK(no_case.rc == 2);
+  CHECK(no_case.err.find("--min-cases 0: a fit needs at least 1 case") != std::string::npos);
   CHECK(memhier("trace capture -o x.mht").rc == 2);  // no program
   CHECK(memhier("trace capture -o x.txt -- true").rc == 2);
   fs::remove_all(dir);

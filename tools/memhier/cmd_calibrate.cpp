@@ -73,6 +73,9 @@ int run_calibrate(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("calibrate", "--arch NAME --measurements REPORT.json -o FITTED.yaml", args, options, {}, vm))
     return kExitOk;
+  const int min_cases = vm["min-cases"].as<int>();
+  if (min_cases < 1)
+    throw UsageError(fmt::format("memhier calibrate: --min-cases {}: a fit needs at least 1 case", min_cases));
   const fs::path out = vm["output"].as<std::string>();
   if (fs::exists(out) && vm.count("force") == 0U)
     throw UsageError(fmt::format("memhier calibrate: {} exists; pass --force to replace it", out.string()));
@@ -80,7 +83,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   const Arch arch = load_arch_file(arch_file);
   const std::string source = vm["measurements"].as<std::string>();
   const auto measurements = read_measurements(source, arch.launch_overhead_seconds);
-  const CalibrationFit fit = fit_timing(measurements, arch.launch_overhead_seconds, vm["min-cases"].as<int>());
+  const CalibrationFit fit = fit_timing(measurements, arch.launch_overhead_seconds, min_cases);
 
   std::ifstream in(arch_file);
   std::stringstream buffer;
