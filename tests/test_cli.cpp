@@ -154,6 +154,11 @@ TEST_CASE("7.1 trace gen, info, dump: a small coalesced copy") {
   CHECK(dump.out.find("stopped after 3 records") != std::string::npos);
   Result last = memhier(fmt::format("trace dump {} --limit 0", mht));
   CHECK(last.out.find("mask 000000ff") != std::string::npos);  // threads 992..999 of the last warp
+  // Boost read "-1" as an unsigned 2^64 - 1: --limit -1 printed every record, --kernel -1 asked for launch 2^64 - 1.
+  CHECK(memhier(fmt::format("trace dump {} --limit -1", mht)).err.find("--limit -1: expected 0 (all) or more") !=
+        std::string::npos);
+  CHECK(memhier(fmt::format("trace dump {} --kernel -1", mht)).err.find("--kernel -1: expected a launch number") !=
+        std::string::npos);
 
   Result bad = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {}/x.mht --set nn=3", kExamples, dir.string()));
   CHECK(bad.rc == 2);
@@ -965,5 +970,20 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(no_case.err.find("--min-cases 0: a fit needs at least 1 case") != std::string::npos);
   CHECK(memhier("trace capture -o x.mht").rc == 2);  // no program
   CHECK(memhier("trace capture -o x.txt -- true").rc == 2);
+  // Flags are checked before the tracer library is looked for (this VM has none) or the program runs. Boost read "-1"
+  // as an unsigned 2^32 - 1 (a block in four billion, a 4 PiB buffer), and "5:2" captured nothing.
+  const std::vector<std::pair<std::string, std::string>> capture_flags = {
+      {"--sample-blocks -1", "--sample-blocks -1: expected 1 to 4294967295"},
+      {"--buffer-mib 0", "--buffer-mib 0: expected 1 to 1048576 (1 TiB)"},
+      {"--buffer-mib -1", "--buffer-mib -1: expected 1 to 1048576 (1 TiB)"},
+      {"--launches 5:2", "--launches 5:2: no launch from 5 to before 2"},
+      {"--arch nosuch", "error: 'arch': unknown architecture 'nosuch'"},
+  };
+  for (const auto& [flag, message] : capture_flags) {
+    CAPTURE(flag);
+    Result c = memhier(fmt::format("trace capture -o {}/c.mht {} -- true", dir.string(), flag));
+    CHECK(c.rc == 2);
+    CHECK(c.err.find(message) != std::string::npos);
+  }
   fs::remove_all(dir);
 }

@@ -2392,7 +2392,7 @@ TEST_CASE(
   const auto past = run([&](BlockTrace& b) { b.add(one, std::array<std::uint64_t, 1>{0xFFFFFFFFFFFFFF78ULL}); });
   REQUIRE(std::holds_alternative<std::string>(past));
   CHECK(std::get<std::string>(past) ==
-        "<input>: 'past_top': an access of 16 bytes at 0xffffffffffffff78 reaches the last 128 bytes of the 64-bit "
+        "'past_top': an access of 16 bytes at 0xffffffffffffff78 reaches the last 128 bytes of the 64-bit "
         "address space or past them, which the simulator leaves out (a damaged trace: no GPU address comes near "
         "them)");
   // A store across the two 64-byte halves of the last line: its written bytes' loop took the line's end, 2^64, for 0
@@ -2462,7 +2462,7 @@ TEST_CASE(
   const auto far_local = local_at(0x100000000ULL);
   REQUIRE(std::holds_alternative<std::string>(far_local));
   CHECK(std::get<std::string>(far_local) ==
-        "<input>: 'past_top': a local-memory offset of 0x100000000: past the 4 GiB a thread's local window spans "
+        "'past_top': a local-memory offset of 0x100000000: past the 4 GiB a thread's local window spans "
         "(local accesses are offsets in that window)");
   const auto far_slot = run([&](BlockTrace& b) {  // one offset across the warp: a spill slot's path
     b.add_strided(local, 32, 0x7F0000000000ULL, 0, kLayoutKnown | kLayoutDense);
@@ -2498,7 +2498,7 @@ TEST_CASE(
   const auto large = copy(300000, 0x1000);
   REQUIRE(std::holds_alternative<std::string>(large));
   CHECK(std::get<std::string>(large) ==
-        "<input>: 'past_top': a bulk copy of 300000 bytes: more than a block's shared memory (232448 bytes)");
+        "'past_top': a bulk copy of 300000 bytes: more than a block's shared memory (232448 bytes)");
 }
 
 TEST_CASE("a .mht launch that cannot run names the .mht file, not the description the trace was made from") {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "memhier/arch_loader.h"
 #include "memhier/units.h"
 
 namespace memhier::cli {
@@ -65,8 +67,8 @@ int run_capture(const std::vector<std::string>& all_args) {
       ("kernel", po::value<std::string>()->default_value(".*"),
        "capture kernels whose name matches (ECMAScript regex)")                                                   //
       ("launches", po::value<std::string>(), "A:B: matching launches A to B-1 only (0-based); A: launch A only")  //
-      ("sample-blocks", po::value<unsigned>()->default_value(1), "capture every N-th block (1: all)")             //
-      ("buffer-mib", po::value<unsigned>()->default_value(2048), "device buffer for one launch's records")        //
+      ("sample-blocks", po::value<std::int64_t>()->default_value(1), "capture every N-th block (1: all)")         //
+      ("buffer-mib", po::value<std::int64_t>()->default_value(2048), "device buffer for one launch's records")    //
       ("arch", po::value<std::string>(), "architecture to record as the capturing GPU (default: from its name)")  //
       ("force", "replace the output if it exists");
   po::variables_map vm;
@@ -83,18 +85,31 @@ int run_capture(const std::vector<std::string>& all_args) {
   } catch (const std::regex_error& e) {
     throw UsageError(fmt::format("memhier trace capture: --kernel: not a valid regex: {}", e.what()));
   }
-  if (vm.count("launches") != 0U && !std::regex_match(vm["launches"].as<std::string>(), std::regex(R"(\d+(:\d*)?)")))
-    throw UsageError("memhier trace capture: --launches expects A:B, A: or A (0-based launch numbers)");
-  if (vm["sample-blocks"].as<unsigned>() == 0)
-    throw UsageError("memhier trace capture: --sample-blocks must be at least 1");
+  if (vm.count("launches") != 0U) {
+    const std::string& text = vm["launches"].as<std::string>();
+    std::smatch m;
+    if (!std::regex_match(text, m, std::regex(R"((\d{1,18})(:(\d{0,18}))?)")))
+      throw UsageError("memhier trace capture: --launches expects A:B, A: or A (0-based launch numbers)");
+    if (m[3].length() > 0 && std::stoull(m[3].str()) <= std::stoull(m[1].str()))
+      throw UsageError(fmt::format("memhier trace capture: --launches {}: no launch from {} to before {}", text,
+                                   m[1].str(), m[3].str()));
+  }
+  // Counts read as signed: Boost reads "-1" as an unsigned 2^32 - 1 (a block in four billion, a 4 PiB buffer).
+  const std::int64_t sample = vm["sample-blocks"].as<std::int64_t>();
+  if (sample < 1 || sample > 0xFFFFFFFFLL)
+    throw UsageError(fmt::format("memhier trace capture: --sample-blocks {}: expected 1 to 4294967295", sample));
+  const std::int64_t buffer = vm["buffer-mib"].as<std::int64_t>();
+  if (buffer < 1 || buffer > (1LL << 20))
+    throw UsageError(fmt::format("memhier trace capture: --buffer-mib {}: expected 1 to 1048576 (1 TiB)", buffer));
+  if (vm.count("arch") != 0U) load_arch(vm["arch"].as<std::string>());  // an unknown one fails here, not at the end
   const fs::path lib = tracer_library();
   const fs::path summary = out.string() + ".capture.json";
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   setenv("MEMHIER_TRACE_OUT", out.c_str(), 1);
   setenv("MEMHIER_TRACE_SUMMARY", summary.c_str(), 1);
   setenv("MEMHIER_TRACE_KERNEL", vm["kernel"].as<std::string>().c_str(), 1);
-  setenv("MEMHIER_TRACE_SAMPLE", std::to_string(vm["sample-blocks"].as<unsigned>()).c_str(), 1);
-  setenv("MEMHIER_TRACE_BUFFER_MIB", std::to_string(vm["buffer-mib"].as<unsigned>()).c_str(), 1);
+  setenv("MEMHIER_TRACE_SAMPLE", std::to_string(sample).c_str(), 1);
+  setenv("MEMHIER_TRACE_BUFFER_MIB", std::to_string(buffer).c_str(), 1);
   if (vm.count("launches") != 0U) setenv("MEMHIER_TRACE_LAUNCHES", vm["launches"].as<std::string>().c_str(), 1);
   if (vm.count("arch") != 0U) setenv("MEMHIER_TRACE_ARCH", vm["arch"].as<std::string>().c_str(), 1);
   const int rc = run_program(program);

@@ -202,10 +202,10 @@ std::string describe_addresses(std::span<const std::uint64_t> a) {
 
 int run_dump(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()                                                                                      //
-      ("trace", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")                //
-      ("kernel", po::value<std::size_t>(), "only this kernel launch (0-based, as trace info numbers them)")  //
-      ("limit", po::value<std::uint64_t>()->default_value(100), "stop after this many records (0: all)")     //
+  options.add_options()                                                                                       //
+      ("trace", po::value<std::string>()->required(), "trace: .mht, kernel .yaml, Accel-Sim")                 //
+      ("kernel", po::value<std::int64_t>(), "only this kernel launch (0-based, as trace info numbers them)")  //
+      ("limit", po::value<std::int64_t>()->default_value(100), "stop after this many records (0: all)")       //
       ("set", po::value<std::vector<std::string>>(), "override a description parameter");
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -213,9 +213,16 @@ int run_dump(const std::vector<std::string>& args) {
   if (!parse("trace dump", "FILE [--kernel K] [--limit N]", args, options, pos, vm)) return kExitOk;
   const fs::path path = vm["trace"].as<std::string>();
   auto source = open_trace(path, overrides(vm));
-  const std::uint64_t limit = vm["limit"].as<std::uint64_t>();
+  // Read as signed: Boost reads "-1" as an unsigned 2^64 - 1.
+  const std::int64_t limit_flag = vm["limit"].as<std::int64_t>();
+  if (limit_flag < 0)
+    throw UsageError(fmt::format("memhier trace dump: --limit {}: expected 0 (all) or more", limit_flag));
+  const auto limit = static_cast<std::uint64_t>(limit_flag);
   const bool one = vm.count("kernel") != 0U;
-  const std::size_t want = one ? vm["kernel"].as<std::size_t>() : 0;
+  if (one && vm["kernel"].as<std::int64_t>() < 0)
+    throw UsageError(fmt::format("memhier trace dump: --kernel {}: expected a launch number, 0 or more",
+                                 vm["kernel"].as<std::int64_t>()));
+  const auto want = one ? static_cast<std::size_t>(vm["kernel"].as<std::int64_t>()) : std::size_t{0};
   if (auto* mht = dynamic_cast<MhtReader*>(source.get()); mht != nullptr && one) mht->seek_kernel(want);
   KernelLaunch k;
   BlockTrace b;
