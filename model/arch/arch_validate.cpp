@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "memhier/arch_loader.h"
 #include "memhier/arch_schema.h"
@@ -90,7 +91,8 @@ void check_registers(const Arch& a, const Checker& c) {
             "registers.per_block cannot exceed registers.per_sm");
   c.require(r.max_per_thread > 0 && r.max_per_thread <= 255, "registers.max_per_thread", "must be in 1..255");
   c.power_of_two(static_cast<std::uint64_t>(r.allocation_unit), "registers.allocation_unit");
-  c.require(r.per_sm % (r.allocation_unit * a.sm.sub_partitions) == 0,
+  // In 64 bits: 2^30-register units on 4 sub-partitions made an int product of 2^32, 0, and a division by it (SIGFPE).
+  c.require(r.per_sm % (std::int64_t{r.allocation_unit} * a.sm.sub_partitions) == 0,
             {"registers.per_sm", "registers.allocation_unit", "sm.sub_partitions"},
             "registers.per_sm must split evenly into allocation units across sm.sub_partitions");
 }
