@@ -216,6 +216,43 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("7.5 --csv quotes a field with a comma or a quote: a C++ template kernel's name keeps its row's columns") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_csv_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string yaml = (dir / "templated.yaml").string();
+  {
+    std::string text = slurp(kExamples + "/coalesced_copy.yaml");
+    text.replace(text.find("kernel: coalesced_copy"), 22, R"(kernel: "copy<float, \"v\">")");
+    std::ofstream(yaml) << text;
+  }
+  // Before, the name went out bare: "copy<float, "v">" made two columns of one, and the row one column too many.
+  const std::string field = R"("copy<float, ""v"">")";
+  for (const std::string& command : {std::string("simulate"), std::string("predict"), std::string("sweep")}) {
+    CAPTURE(command);
+    Result r = memhier(fmt::format("{} {} --arch h100 --set n=1024 --csv{}", command, yaml,
+                                   command == "sweep" ? " --vary l2.size=25MiB" : ""));
+    REQUIRE(r.rc == 0);
+    std::istringstream lines(r.out);
+    std::string header, row;
+    std::getline(lines, header);
+    std::getline(lines, row);
+    CHECK(row.find(field) != std::string::npos);
+    // Commas outside quotes: as many in the row as in the header.
+    auto separators = [](const std::string& line) {
+      int n = 0;
+      bool quoted = false;
+      for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        n += c == ',' && !quoted ? 1 : 0;
+      }
+      return n;
+    };
+    CHECK(separators(row) == separators(header));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_latin1_{}", getpid());
   std::filesystem::remove_all(dir);

@@ -68,3 +68,17 @@ void check_output_format(const std::string& command, const po::variables_map& vm
 }
 
 }  // namespace memhier::cli
+
+namespace memhier::cli {
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace memhier::cli

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memhier::cli {
@@ -34,6 +35,10 @@ inline constexpr const char* kThreadsHelp = "worker threads, 0: every core (resu
 
 // UsageError for --json with --csv: `command` writes one format.
 void check_output_format(const std::string& command, const po::variables_map& vm);
+
+// One field of a --csv row (RFC 4180): in double quotes, its own doubled, where it holds a comma, a quote or a line
+// break, as a C++ kernel's name does ("void gemm<float, 128>"); else as it is.
+std::string csv_field(std::string_view text);
 
 }  // namespace memhier::cli
 

@@ -237,8 +237,9 @@ int run_predict(const std::vector<std::string>& args) {
   } else if (vm.count("csv") != 0U) {
     std::cout << "kernel,arch,seconds,bound,dram_bandwidth,blocks_per_sm,achieved_warps_per_sm,launch_index\n";
     for (const Row& r : rows)
-      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{}\n", r.p.kernel, r.arch.name, r.p.seconds, r.p.bound,
-                               r.p.dram_bandwidth, r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.launch_index);
+      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{}\n", csv_field(r.p.kernel), csv_field(r.arch.name),
+                               r.p.seconds, r.p.bound, r.p.dram_bandwidth, r.sim.occupancy.blocks_per_sm,
+                               r.p.warps_per_sm, r.launch_index);
   } else if (rows.size() == 1) {
     print_detail(rows[0]);
   } else {

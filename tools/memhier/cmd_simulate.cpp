@@ -184,7 +184,7 @@ int run_simulate(const std::vector<std::string>& args) {
     for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << i.name;
     std::cout << ",launch_index\n";
     for (std::size_t r = 0; r < result.size(); ++r) {
-      std::cout << result[r].launch.name << "," << arch.name;
+      std::cout << csv_field(result[r].launch.name) << "," << csv_field(arch.name);
       for (const SimCounterInfo& i : sim_counter_table()) std::cout << "," << result[r].counters.*i.field;
       std::cout << "," << source.numbers()[r] << "\n";
     }

@@ -308,13 +308,13 @@ int run_sweep(const std::vector<std::string>& args) {
   if (vm.count("json") != 0U) {
     std::cout << json_text(nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
-    for (const auto& k : keys) std::cout << k << ",";
+    for (const auto& k : keys) std::cout << csv_field(k) << ",";
     std::cout << "kernel,seconds,bound,dram_bandwidth,launch_index\n";
     for (const auto& r : rows) {
-      for (const auto& k : keys) std::cout << r[k].get<std::string>() << ",";
-      std::cout << fmt::format("{},{:.9g},{},{:.6g},{}\n", r["kernel"].get<std::string>(), r["seconds"].get<double>(),
-                               r["bound"].get<std::string>(), r["dram_bandwidth"].get<double>(),
-                               r["launch_index"].get<std::size_t>());
+      for (const auto& k : keys) std::cout << csv_field(r[k].get<std::string>()) << ",";
+      std::cout << fmt::format("{},{:.9g},{},{:.6g},{}\n", csv_field(r["kernel"].get<std::string>()),
+                               r["seconds"].get<double>(), r["bound"].get<std::string>(),
+                               r["dram_bandwidth"].get<double>(), r["launch_index"].get<std::size_t>());
     }
   } else {
     std::vector<std::string> header = keys;

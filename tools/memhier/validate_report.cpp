@@ -28,10 +28,11 @@ void write_csv(const nlohmann::json& report, const fs::path& file) {
   std::ofstream out(file);
   out << "case,regime,warm,measured_s,described_s,described_error_pct,traced_s,traced_error_pct,bound\n";
   for (const auto& c : report["cases"])
-    out << fmt::format("\"{}\",{},{},{:.9g},{},{},{},{},{}\n", c["case"].get<std::string>(),
-                       c["regime"].get<std::string>(), c["warm"].get<bool>() ? 1 : 0, c["measured_s"].get<double>(),
-                       num(c, "described", "predicted_s", "{:.9g}"), num(c, "described", "error_pct", "{:.2f}"),
-                       num(c, "traced", "predicted_s", "{:.9g}"), num(c, "traced", "error_pct", "{:.2f}"),
+    out << fmt::format("{},{},{},{:.9g},{},{},{},{},{}\n", csv_field(c["case"].get<std::string>()),
+                       csv_field(c["regime"].get<std::string>()), c["warm"].get<bool>() ? 1 : 0,
+                       c["measured_s"].get<double>(), num(c, "described", "predicted_s", "{:.9g}"),
+                       num(c, "described", "error_pct", "{:.2f}"), num(c, "traced", "predicted_s", "{:.9g}"),
+                       num(c, "traced", "error_pct", "{:.2f}"),
                        c.contains("described") ? c["described"]["bound"].get<std::string>() : "");
 }
 
