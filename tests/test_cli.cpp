@@ -253,6 +253,29 @@ TEST_CASE("7.5 --csv quotes a field with a comma or a quote: a C++ template kern
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("7.6 --kernel matches a name of 100,000 characters in linear time, and refuses back-references") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_long_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string yaml = (dir / "long.yaml").string();
+  {
+    std::string text = slurp(kExamples + "/coalesced_copy.yaml");
+    text.replace(text.find("kernel: coalesced_copy"), 22, "kernel: k" + std::string(100000, 'a'));
+    std::ofstream(yaml) << text;
+  }
+  // Before, libstdc++'s matcher recursed a character at a time: '.*aaaa.*' overflowed the stack (exit 139).
+  for (const char* pattern : {".*aaaa.*", "(a+)+$"}) {
+    CAPTURE(pattern);
+    Result r = memhier(fmt::format("simulate {} --arch h100 --set n=1024 --kernel '{}' --json", yaml, pattern));
+    CHECK(r.rc == 0);
+    CHECK(r.out.find("\"warp_instructions\": 64") != std::string::npos);
+  }
+  Result backref = memhier(fmt::format("simulate {} --arch h100 --set n=1024 --kernel '(a)\\1'", yaml));
+  CHECK(backref.rc == 2);
+  CHECK(backref.err.find("back-references (\\1) are not taken") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_latin1_{}", getpid());
   std::filesystem::remove_all(dir);

@@ -14,6 +14,7 @@
 #include "memhier/mht.h"
 #include "memhier/timing.h"
 #include "memhier/units.h"
+#include "name_regex.h"
 
 namespace memhier::cli {
 namespace {
@@ -79,8 +80,8 @@ LaunchFilter launch_filter(const std::string& command, const po::variables_map& 
   if (vm.count("kernel") != 0U) {
     f.name_text = vm["kernel"].as<std::string>();
     try {
-      f.name.emplace(f.name_text, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
+      f.name = name_regex(f.name_text);
+    } catch (const std::invalid_argument& e) {
       throw UsageError(
           fmt::format("memhier {}: --kernel '{}' is not a regular expression: {}", command, f.name_text, e.what()));
     }

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/units.h"
+#include "name_regex.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -81,8 +82,8 @@ int run_capture(const std::vector<std::string>& all_args) {
   if (fs::exists(out) && vm.count("force") == 0U)
     throw UsageError(fmt::format("memhier trace capture: {} exists; pass --force to replace it", out.string()));
   try {
-    std::regex check(vm["kernel"].as<std::string>());
-  } catch (const std::regex_error& e) {
+    name_regex(vm["kernel"].as<std::string>());  // as the tracer compiles it
+  } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("memhier trace capture: --kernel: not a valid regex: {}", e.what()));
   }
   if (vm.count("launches") != 0U) {

@@ -16,6 +16,7 @@
 #include "memhier/arch_loader.h"
 #include "memhier/trace_json.h"
 #include "memhier/units.h"
+#include "name_regex.h"
 #include "table.h"
 #include "tracer_decode.h"
 #include "validate_report.h"
@@ -118,6 +119,14 @@ int run_validate(const std::vector<std::string>& args) {
     max_mape = vm["max-mape"].as<double>();
     if (!std::isfinite(*max_mape) || *max_mape < 0)
       throw UsageError(fmt::format("memhier validate: --max-mape {}: expected a percentage of 0 or more", *max_mape));
+  }
+  if (vm.count("only") != 0U) {
+    try {
+      name_regex(vm["only"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("memhier validate: --only '{}' is not a regular expression: {}",
+                                   vm["only"].as<std::string>(), e.what()));
+    }
   }
   const nlohmann::json baseline =
       vm.count("baseline") != 0U ? read_baseline(vm["baseline"].as<std::string>()) : nlohmann::json();

@@ -15,6 +15,7 @@
 #include "memhier/kernel_desc.h"
 #include "memhier/timing.h"
 #include "memhier/trace_io.h"
+#include "name_regex.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -132,7 +133,7 @@ nlohmann::json time_summary(const std::vector<CaseResult>& cases, bool traced, b
 
 std::vector<CaseResult> run_validation(const Arch& arch, const Results& results, const ValidateOptions& options) {
   std::vector<CaseResult> out;
-  const std::regex only(options.only.empty() ? ".*" : options.only);
+  const std::regex only = name_regex(options.only.empty() ? ".*" : options.only);
   for (const MeasuredCase& m : results.cases) {
     if (!std::regex_search(m.id, only)) continue;
     CaseResult r;

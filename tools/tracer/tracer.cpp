@@ -26,6 +26,7 @@
 
 #include "memhier/mht.h"
 #include "memhier/trace_json.h"
+#include "name_regex.h"
 #include "tracer_decode.h"
 #include "tracer_record.h"
 
@@ -169,7 +170,7 @@ void Tracer::configure() {
       m_cfg.patches = (std::filesystem::path(info.dli_fname).parent_path() / "memhier_tracer_patches.fatbin").string();
   }
   try {
-    m_cfg.kernel = std::regex(env("MEMHIER_TRACE_KERNEL", ".*"));
+    m_cfg.kernel = name_regex(env("MEMHIER_TRACE_KERNEL", ".*"));
     const std::string launches = env("MEMHIER_TRACE_LAUNCHES");
     if (!launches.empty()) {
       const auto colon = launches.find(':');
