@@ -213,6 +213,16 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(e.where().line == 4);
 }
 
+TEST_CASE("3.w a folder given for an architecture file is named as one") {
+  // Before: "an architecture file must be a YAML mapping" (the folder read as an empty file).
+  try {
+    load_arch_file(test::arch_dir());
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.message() == "a folder, not an architecture file");
+  }
+}
+
 SCENARIO("3.z a rule over several keys is blamed on the one a what-if file changed, with every key's value") {
   // Before: an arch that extends h100 and sets l2.slices: 48 was told "h100.yaml:83:9: 'l2.size': must be a whole
   // number of sets", the shipped file's line of a key the user never touched.

@@ -891,6 +891,12 @@ TEST_CASE("8.4 validate and calibrate on a small results folder; capture refuses
   CHECK(entry.rc == 2);
   CHECK(entry.err.find("'/counters/dram_read_bytes': expected an object") != std::string::npos);
   CHECK(ratchet("nosuch/base.json", "").err.find("cannot read the baseline") != std::string::npos);
+  // A folder given for a file: said so (it was "basic_filebuf::underflow error reading the file: Is a directory").
+  CHECK(
+      memhier(fmt::format("validate --results {0} --out {0}/rb --force --no-plots --baseline {0}/suite", dir.string()))
+          .err.find("suite: a folder, not a baseline file") != std::string::npos);
+  CHECK(memhier(fmt::format("calibrate --arch h100 --measurements {0}/suite -o {0}/fit9.yaml", dir.string()))
+            .err.find("suite: a folder: give the report.json that memhier validate wrote in it") != std::string::npos);
   // A NaN --max-mape passed every run, a negative one failed every run: both are refused.
   for (const char* limit : {"nan", "-1"}) {
     CAPTURE(limit);

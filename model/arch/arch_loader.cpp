@@ -111,6 +111,9 @@ Arch load_text(const std::string& text, const std::string& file, const fs::path&
 }
 
 std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw InputError(SourceLocation{path.string()}, "", "a folder, not an architecture file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLocation{path.string()}, "", "cannot open architecture file");
   std::ostringstream ss;

@@ -26,10 +26,13 @@ namespace {
 // whose first launch found the GPU idle (launch.idle_overhead) has the surplus over launch.overhead taken off its
 // measured time first.
 std::vector<TimingMeasurement> read_measurements(const fs::path& file, double launch_overhead) {
+  if (fs::is_directory(file))
+    throw InputError({file.string()}, "", "a folder: give the report.json that memhier validate wrote in it");
   std::ifstream in(file);
   if (!in) throw InputError({file.string(), 0, 0, -1}, "", "cannot open");
   const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.contains("cases"))
+  if (j.is_discarded()) throw InputError({file.string()}, "", "not JSON (a memhier validate report.json is)");
+  if (!j.is_object() || !j.contains("cases"))
     throw InputError({file.string(), 0, 0, -1}, "cases", "not a memhier validate report (report.json with \"cases\")");
   std::vector<TimingMeasurement> m;
   const auto& cases = j["cases"];

@@ -270,6 +270,7 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
 }
 
 nlohmann::json read_baseline(const fs::path& file) {
+  if (fs::is_directory(file)) throw InputError({file.string()}, "", "a folder, not a baseline file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError({file.string()}, "", fmt::format("cannot read the baseline: {}", std::strerror(errno)));
   const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
