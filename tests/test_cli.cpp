@@ -276,6 +276,25 @@ TEST_CASE("7.6 --kernel matches a name of 100,000 characters in linear time, and
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("7.7 a device named like a trace or an arch file is refused, not read without end") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_device_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // Before, /dev/zero named k.yaml, k.traceg or an arch file was read until the memory ran out.
+  for (const char* name : {"k.yaml", "k.traceg", "k.mht"}) {
+    CAPTURE(name);
+    std::filesystem::create_symlink("/dev/zero", dir / name);
+    Result r = memhier(fmt::format("simulate {}/{} --arch h100", dir.string(), name));
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(fmt::format("{}: not a regular file (a device, pipe or socket)", name)) != std::string::npos);
+  }
+  std::filesystem::create_symlink("/dev/zero", dir / "zero.yaml");
+  Result arch = memhier(fmt::format("archs check {}/zero.yaml", dir.string()));
+  CHECK(arch.rc == 1);
+  CHECK((arch.out + arch.err).find("zero.yaml: not a regular file") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_latin1_{}", getpid());
   std::filesystem::remove_all(dir);

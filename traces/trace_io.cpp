@@ -19,6 +19,9 @@ TraceFormat detect_trace_format(const fs::path& path) {
     if (fs::exists(path / "kernelslist.g", ec)) return TraceFormat::accelsim;
     throw InputError({path.string()}, "", "a directory, but without the kernelslist.g of an Accel-Sim trace");
   }
+  // A device, pipe or socket (/dev/zero named k.yaml) would be read without end.
+  if (!fs::is_regular_file(path, ec))
+    throw InputError({path.string()}, "", "not a regular file (a device, pipe or socket)");
   const std::string ext = path.extension().string();
   if (ext == ".yaml" || ext == ".yml") return TraceFormat::description;
   if (ext == ".mht") return TraceFormat::mht;

@@ -114,6 +114,8 @@ std::string read_file(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw InputError(SourceLocation{path.string()}, "", "a folder, not an architecture file");
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))  // a device or pipe would be read without end
+    throw InputError(SourceLocation{path.string()}, "", "not a regular file (a device, pipe or socket)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLocation{path.string()}, "", "cannot open architecture file");
   std::ostringstream ss;
