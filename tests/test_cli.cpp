@@ -748,6 +748,11 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
   Result unknown = memhier(fmt::format("sweep {}/coalesced_copy.yaml --set n=4096 --vary arch=h100,nosuch", kExamples));
   CHECK(unknown.rc == 2);
   CHECK(unknown.err.find("memhier sweep: --vary arch=nosuch: unknown architecture 'nosuch'") != std::string::npos);
+  // A plot into a missing folder is refused before the simulations (after them, it read as matplotlib missing).
+  Result nowhere = memhier(fmt::format(
+      "sweep {}/coalesced_copy.yaml --set n=4096 --vary l2.size=25MiB --plot /nonexistent/p.svg", kExamples));
+  CHECK(nowhere.rc == 2);
+  CHECK(nowhere.err.find("--plot /nonexistent/p.svg: /nonexistent is not a folder") != std::string::npos);
 }
 
 TEST_CASE("8.5 calibrate scales DRAM bandwidth and both activation rates by one factor (the DRAM term's norm)") {

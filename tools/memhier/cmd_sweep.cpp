@@ -218,8 +218,15 @@ int run_sweep(const std::vector<std::string>& args) {
     for (const Axis& a : axes)
       if (a.key == f.name)
         throw UsageError(fmt::format("memhier sweep: --set {0} and --vary {0} both give {0}: keep one", f.name));
-  if (vm.count("plot") != 0U && fs::exists(vm["plot"].as<std::string>()) && vm.count("force") == 0U)
-    throw UsageError(fmt::format("memhier sweep: {} exists; pass --force to replace it", vm["plot"].as<std::string>()));
+  if (vm.count("plot") != 0U) {
+    const fs::path plot = vm["plot"].as<std::string>();
+    if (fs::exists(plot) && vm.count("force") == 0U)
+      throw UsageError(fmt::format("memhier sweep: {} exists; pass --force to replace it", plot.string()));
+    // Checked before the simulations: the plot script's failure read as matplotlib missing.
+    if (!plot.parent_path().empty() && !fs::is_directory(plot.parent_path()))
+      throw UsageError(
+          fmt::format("memhier sweep: --plot {}: {} is not a folder", plot.string(), plot.parent_path().string()));
+  }
   const std::string trace = vm["trace"].as<std::string>();
   std::vector<Point> points = expand(axes, vm["arch"].as<std::string>());
   // Each point's residency control, refused where the CUDA runtime would refuse it on the point's arch.
