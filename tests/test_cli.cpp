@@ -270,6 +270,11 @@ TEST_CASE("7.6 --kernel matches a name of 100,000 characters in linear time, and
     CHECK(r.rc == 0);
     CHECK(r.out.find("\"warp_instructions\": 64") != std::string::npos);
   }
+  // A choice that takes no launch lists the trace's launches, each name cut to 100 characters.
+  Result none = memhier(fmt::format("simulate {} --arch h100 --set n=1024 --kernel b", yaml));
+  CHECK(none.rc == 2);
+  CHECK(none.err.find("'b' takes no launch; the trace's launches: 0 k" + std::string(96, 'a') + "...\n") !=
+        std::string::npos);
   Result backref = memhier(fmt::format("simulate {} --arch h100 --set n=1024 --kernel '(a)\\1'", yaml));
   CHECK(backref.rc == 2);
   CHECK(backref.err.find("back-references (\\1) are not taken") != std::string::npos);

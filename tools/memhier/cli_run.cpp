@@ -122,7 +122,8 @@ bool FilteredSource::next_kernel(KernelLaunch& launch) {
   if (m_numbers.empty() && m_filter.any() && m_required) {
     std::string held;
     for (std::size_t i = 0; i < m_passed.size() && i < 8; ++i)
-      held += fmt::format("{}{} {}", i != 0 ? ", " : "", i, m_passed[i]);
+      held += fmt::format("{}{} {}", i != 0 ? ", " : "", i,
+                          m_passed[i].size() <= 100 ? m_passed[i] : m_passed[i].substr(0, 97) + "...");  // templates
     if (m_passed.size() > 8) held += fmt::format(", ... ({} in all)", m_passed.size());
     std::string flags, asked;
     if (m_filter.name) {
