@@ -452,6 +452,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const std::size_t warps_per_block = (launch.block.count() + kWarpSize - 1) / kWarpSize;
     for (std::size_t s = 0; s < sm_count; ++s) {
       std::vector<std::uint64_t> bases;
+      bases.reserve(static_cast<std::size_t>(std::max(ks.occupancy.blocks_per_sm, 0)));
       for (int p = 0; p < ks.occupancy.blocks_per_sm; ++p)
         bases.push_back(s * max_threads_per_sm + static_cast<std::uint64_t>(p) * launch.block.count());
       schedulers[s].start(bases, warps_per_block, barrier_latency,
@@ -474,7 +475,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           // read at once (reading wave by wave, as one thread does, holds at most one wave past kBatchAddresses).
           std::size_t ahead = 1;
           if (wave_addresses != 0 && options.threads > 1 && !in_parts) {
-            double room = static_cast<double>(kBatchAddresses - lane_addresses);
+            auto room = static_cast<double>(kBatchAddresses - lane_addresses);
             if (requests_per_lane > 0)
               room = std::min(room, kBatchRequests / requests_per_lane - static_cast<double>(lane_addresses));
             ahead = static_cast<std::size_t>(std::clamp(std::ceil(room / static_cast<double>(wave_addresses)), 1.0,

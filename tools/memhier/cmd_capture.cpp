@@ -40,6 +40,7 @@ fs::path tracer_library() {
 
 int run_program(const std::vector<std::string>& argv) {
   std::vector<char*> c_argv;
+  c_argv.reserve(argv.size() + 1);
   for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
   c_argv.push_back(nullptr);
   const pid_t pid = fork();
@@ -87,7 +88,7 @@ int run_capture(const std::vector<std::string>& all_args) {
     throw UsageError(fmt::format("memhier trace capture: --kernel: not a valid regex: {}", e.what()));
   }
   if (vm.count("launches") != 0U) {
-    const std::string& text = vm["launches"].as<std::string>();
+    const auto& text = vm["launches"].as<std::string>();
     std::smatch m;
     if (!std::regex_match(text, m, std::regex(R"((\d{1,18})(:(\d{0,18}))?)")))
       throw UsageError("memhier trace capture: --launches expects A:B, A: or A (0-based launch numbers)");

@@ -254,6 +254,7 @@ int run_sweep(const std::vector<std::string>& args) {
   std::map<std::string, std::vector<std::size_t>> groups;  // sim_key -> points
   for (std::size_t i = 0; i < points.size(); ++i) groups[points[i].sim_key].push_back(i);
   std::vector<std::vector<std::size_t>> work;
+  work.reserve(groups.size());
   for (auto& [key, members] : groups) work.push_back(members);
   std::cerr << fmt::format("memhier sweep: {} points, {} distinct memory configurations to simulate\n", points.size(),
                            work.size());
@@ -296,6 +297,7 @@ int run_sweep(const std::vector<std::string>& args) {
       if (shown.insert(note).second) std::cerr << "note: " << note << "\n";
 
   std::vector<std::string> keys;
+  keys.reserve(axes.size());
   for (const Axis& a : axes) keys.push_back(a.key);
   nlohmann::json rows = nlohmann::json::array();
   bool launches = false;  // the trace has several: rows say which launch they are
@@ -330,6 +332,7 @@ int run_sweep(const std::vector<std::string>& args) {
     Table t(header);
     for (const auto& r : rows) {
       std::vector<std::string> cells;
+      cells.reserve(keys.size() + 5);
       for (const auto& k : keys) cells.push_back(r[k].get<std::string>());
       if (launches) cells.push_back(std::to_string(r["launch_index"].get<std::size_t>()));
       cells.push_back(r["kernel"].get<std::string>());

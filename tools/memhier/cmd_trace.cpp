@@ -176,6 +176,7 @@ int run_info(const std::vector<std::string>& args) {
     return fmt::format("{}", fmt::join(parts, "; "));
   };
   std::vector<std::string> asked;
+  asked.reserve(kernels.size());
   for (const auto& k : kernels) asked.push_back(residency(k.launch));
   for (std::size_t i = 0; i < asked.size();) {
     std::size_t j = i + 1;

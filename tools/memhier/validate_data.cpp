@@ -50,7 +50,7 @@ T field(const nlohmann::json& record, const char* name, const fs::path& file, in
 // A measured time in seconds: finite and positive (a time of 0 or below would give any prediction a 0% or -100% error).
 double seconds(const nlohmann::json& record, const char* name, const fs::path& file, int line,
                std::optional<double> fallback = std::nullopt) {
-  const double s = field<double>(record, name, file, line, fallback);
+  const auto s = field<double>(record, name, file, line, fallback);
   if (!std::isfinite(s) || s <= 0) fail(file, line, fmt::format("expected a time above 0 s, got {}", s), name);
   return s;
 }

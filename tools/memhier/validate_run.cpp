@@ -273,7 +273,7 @@ nlohmann::json read_baseline(const fs::path& file) {
   if (fs::is_directory(file)) throw InputError({file.string()}, "", "a folder, not a baseline file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError({file.string()}, "", fmt::format("cannot read the baseline: {}", std::strerror(errno)));
-  const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
   if (root.is_discarded()) throw InputError({file.string()}, "", "the baseline is not JSON");
   auto fail = [&](const std::string& pointer, const std::string& message) {
     throw InputError({file.string()}, pointer, message);
