@@ -1,10 +1,11 @@
 // libFuzzer target for kernel descriptions, from the YAML to the simulator: any bytes as a description must load,
 // generate records and simulate, or give an InputError naming the description (or the --set it came from), never a
-// crash, a hang, an unbounded allocation or another exception. The first 3 launches' first 4 blocks are simulated on
-// a small V100 and H100 (sim_checks.h) on one thread, each warp's records in the simulator's parts (256 records a
-// warp) with at most 2 parts after the first, so a description's size bounds nothing here. Every memory record has as
-// many addresses as active lanes; the counters must hold together with the records given (holds_together()), be the
-// same when an SM's L2 requests go in rounds, and each launch must get a finite, positive time.
+// crash, a hang, an unbounded allocation or another exception. The first 3 launches' first 4 blocks are simulated on a
+// small V100 and H100 (sim_checks.h) on one thread, the caches kept between launches or not, each warp's records in the
+// simulator's parts (256 records a warp) with at most 2 parts after the first, so a description's size bounds nothing
+// here. Every memory record has as many addresses as active lanes; the counters must hold together with the records
+// given (holds_together()), be the same when an SM's L2 requests go in rounds, and each launch must get a finite,
+// positive time.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -97,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       Bounded bounded(*source);
       SimOptions options;
       options.threads = 1;
+      options.flush_between_launches = (size & 64U) == 0;  // or --keep-cache
       const std::vector<KernelSim> result = simulate(arch, bounded, options);
       if (result.size() != bounded.counts().size()) __builtin_trap();
       // Again with an SM's L2 requests in rounds of a few (its list full at `round`): the same counts.
