@@ -136,6 +136,8 @@ int run_validate(const std::vector<std::string>& args) {
     throw UsageError(
         fmt::format("memhier validate: {} exists; pass --force to replace the report in it", out.string()));
   const fs::path baseline_out = vm.count("write-baseline") != 0U ? vm["write-baseline"].as<std::string>() : "";
+  if (vm.count("write-baseline") != 0U && baseline_out.empty())
+    throw UsageError("memhier validate: --write-baseline names no file");
   if (!baseline_out.empty() && fs::exists(baseline_out) && !force)
     throw UsageError(fmt::format("memhier validate: {} exists; pass --force to replace it", baseline_out.string()));
   if (!baseline_out.empty() && !baseline_out.parent_path().empty() && !fs::is_directory(baseline_out.parent_path()))
