@@ -44,6 +44,21 @@ Result memhier(const std::string& args) {
 const std::string kArchs = MEMHIER_TEST_ARCH_DIR;
 const std::string kExamples = std::string(MEMHIER_TEST_TRACES_DIR) + "/examples";
 
+// An empty folder of this process's own under the temporary directory: memhier_cli_<name>_<pid>.
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_{}_{}", name, getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The example coalesced_copy.yaml written to `path` with its kernel named `name` (YAML text: quote it where needed).
+void copy_named(const std::filesystem::path& path, const std::string& name) {
+  std::string text = slurp(kExamples + "/coalesced_copy.yaml");
+  text.replace(text.find("kernel: coalesced_copy"), 22, "kernel: " + name);
+  std::ofstream(path) << text;
+}
+
 }  // namespace
 
 TEST_CASE("6.1 --version, --help and help on every subcommand") {
@@ -128,9 +143,7 @@ TEST_CASE("6.5 bad usage and bad input exit 2 with a message on stderr") {
 }
 
 TEST_CASE("7.1 trace gen, info, dump: a small coalesced copy") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_trace_{}", getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = fresh_dir("trace");
   const std::string mht = (dir / "copy.mht").string();
   Result gen = memhier(fmt::format("trace gen {}/coalesced_copy.yaml -o {} --set n=1000", kExamples, mht));
   CHECK(gen.rc == 0);
@@ -167,9 +180,7 @@ TEST_CASE("7.1 trace gen, info, dump: a small coalesced copy") {
 }
 
 TEST_CASE("7.2 trace convert: description -> Accel-Sim -> .mht keeps every record") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_convert_{}", getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = fresh_dir("convert");
   const std::string as = (dir / "as").string();
   CHECK(memhier(fmt::format("trace convert {}/transpose_tiled.yaml {} --set n=64", kExamples, as)).rc == 0);
   CHECK(std::filesystem::exists(dir / "as" / "kernelslist.g"));
@@ -217,15 +228,9 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
 }
 
 TEST_CASE("7.5 --csv quotes a field with a comma or a quote: a C++ template kernel's name keeps its row's columns") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_csv_{}", getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = fresh_dir("csv");
   const std::string yaml = (dir / "templated.yaml").string();
-  {
-    std::string text = slurp(kExamples + "/coalesced_copy.yaml");
-    text.replace(text.find("kernel: coalesced_copy"), 22, R"(kernel: "copy<float, \"v\">")");
-    std::ofstream(yaml) << text;
-  }
+  copy_named(yaml, R"("copy<float, \"v\">")");
   // Before, the name went out bare: "copy<float, "v">" made two columns of one, and the row one column too many.
   const std::string field = R"("copy<float, ""v"">")";
   for (const std::string& command : {std::string("simulate"), std::string("predict"), std::string("sweep")}) {
@@ -254,15 +259,9 @@ TEST_CASE("7.5 --csv quotes a field with a comma or a quote: a C++ template kern
 }
 
 TEST_CASE("7.6 --kernel matches a name of 100,000 characters in linear time, and refuses back-references") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_long_{}", getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = fresh_dir("long");
   const std::string yaml = (dir / "long.yaml").string();
-  {
-    std::string text = slurp(kExamples + "/coalesced_copy.yaml");
-    text.replace(text.find("kernel: coalesced_copy"), 22, "kernel: k" + std::string(100000, 'a'));
-    std::ofstream(yaml) << text;
-  }
+  copy_named(yaml, "k" + std::string(100000, 'a'));
   // Before, libstdc++'s matcher recursed a character at a time: '.*aaaa.*' overflowed the stack (exit 139).
   for (const char* pattern : {".*aaaa.*", "(a+)+$"}) {
     CAPTURE(pattern);
@@ -282,9 +281,7 @@ TEST_CASE("7.6 --kernel matches a name of 100,000 characters in linear time, and
 }
 
 TEST_CASE("7.7 a device named like a trace or an arch file is refused, not read without end") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_device_{}", getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = fresh_dir("device");
   // Before, /dev/zero named k.yaml, k.traceg or an arch file was read until the memory ran out.
   for (const char* name : {"k.yaml", "k.traceg", "k.mht"}) {
     CAPTURE(name);
@@ -301,15 +298,9 @@ TEST_CASE("7.7 a device named like a trace or an arch file is refused, not read 
 }
 
 TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("memhier_cli_latin1_{}", getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = fresh_dir("latin1");
   const std::string yaml = (dir / "caf\xE9.yaml").string();  // 0xE9: Latin-1's e-acute, never UTF-8 alone
-  {
-    std::string text = slurp(kExamples + "/coalesced_copy.yaml");
-    text.replace(text.find("kernel: coalesced_copy"), 22, "kernel: caf\xE9");
-    std::ofstream(yaml) << text;
-  }
+  copy_named(yaml, "caf\xE9");
   // Before, every JSON output and `trace gen` ended in "[json.exception.type_error.316] invalid UTF-8 byte".
   Result sim = memhier(fmt::format("simulate '{}' --arch {}/h100.yaml --set n=1024 --json", yaml, kArchs));
   REQUIRE(sim.rc == 0);
@@ -794,8 +785,7 @@ TEST_CASE("8.5 calibrate scales DRAM bandwidth and both activation rates by one 
 
 TEST_CASE("8.4b validate refuses measurements it would misread, naming the file, line and field") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("memhier_validate_bad_{}", getpid());
-  fs::remove_all(dir);
+  const fs::path dir = fresh_dir("validate_bad");
   fs::create_directories(dir / "suite");
   const std::string timing =
       R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm",)"
