@@ -67,10 +67,6 @@ void check_output_format(const std::string& command, const po::variables_map& vm
     throw UsageError(fmt::format("memhier {}: --json and --csv: choose one output format", command));
 }
 
-}  // namespace memhier::cli
-
-namespace memhier::cli {
-
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
   std::string out = "\"";
