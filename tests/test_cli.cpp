@@ -196,6 +196,11 @@ TEST_CASE("7.2 trace convert: description -> Accel-Sim -> .mht keeps every recor
   CHECK(overwrite.rc == 2);
   Result wrong = memhier(fmt::format("trace info {}", (dir / "as" / "kernel-1.traceg").string() + "x"));
   CHECK(wrong.rc == 2);
+  // A name with a line break is refused: it ended the '-kernel name' line and read back as "a".
+  copy_named(dir / "nl.yaml", R"("a\nb = c")");
+  Result broken = memhier(fmt::format("trace convert {}/nl.yaml {}/nl --set n=1024", dir.string(), dir.string()));
+  CHECK(broken.rc == 2);
+  CHECK(broken.err.find(R"('kernel': the name "a\nb = c" holds a line break or a NUL)") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

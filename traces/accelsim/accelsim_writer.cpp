@@ -132,6 +132,13 @@ std::size_t write_accelsim(TraceSource& source, const fs::path& dir) {
   std::size_t id = 0;
   while (source.next_kernel(k)) {
     ++id;
+    // The name is one header line: a line break would end it there and read back as another name (a NUL, where
+    // printf stops).
+    if (k.name.find_first_of(std::string("\r\n\0", 3)) != std::string::npos)
+      throw InputError({k.source}, "kernel",
+                       fmt::format("the name {:?} holds a line break or a NUL, which an Accel-Sim trace's "
+                                   "'-kernel name' line cannot carry",
+                                   k.name));
     const std::string name = fmt::format("kernel-{}.traceg", id);
     std::fprintf(list.f, "%s\n", name.c_str());
     File out(dir / name);
