@@ -232,6 +232,26 @@ TEST_CASE("7.3 trace errors: damaged file, unknown format, --set on a trace, bad
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
+  const auto dir = fresh_dir("latin1");
+  const std::string yaml = (dir / "caf\xE9.yaml").string();  // 0xE9: Latin-1's e-acute, never UTF-8 alone
+  copy_named(yaml, "caf\xE9");
+  // Before, every JSON output and `trace gen` ended in "[json.exception.type_error.316] invalid UTF-8 byte".
+  Result sim = memhier(fmt::format("simulate '{}' --arch {}/h100.yaml --set n=1024 --json", yaml, kArchs));
+  REQUIRE(sim.rc == 0);
+  const auto j = nlohmann::json::parse(sim.out);
+  CHECK(j[0]["launch"]["name"] == "caf\xEF\xBF\xBD");  // U+FFFD in UTF-8
+  CHECK(j[0]["launch"]["source"] == fmt::format("{}/caf\xEF\xBF\xBD.yaml", dir.string()));
+  CHECK(j[0]["counters"]["warp_instructions"] == 64);
+  const std::string mht = (dir / "latin.mht").string();
+  Result gen = memhier(fmt::format("trace gen '{}' --set n=1024 -o {}", yaml, mht));
+  REQUIRE(gen.rc == 0);
+  Result info = memhier(fmt::format("trace info {} --json", mht));
+  REQUIRE(info.rc == 0);
+  CHECK(nlohmann::json::parse(info.out)["kernels"][0]["launch"]["name"] == "caf\xEF\xBF\xBD");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("7.5 --csv quotes a field with a comma or a quote: a C++ template kernel's name keeps its row's columns") {
   const auto dir = fresh_dir("csv");
   const std::string yaml = (dir / "templated.yaml").string();
@@ -299,26 +319,6 @@ TEST_CASE("7.7 a device named like a trace or an arch file is refused, not read 
   Result arch = memhier(fmt::format("archs check {}/zero.yaml", dir.string()));
   CHECK(arch.rc == 1);
   CHECK((arch.out + arch.err).find("zero.yaml: not a regular file") != std::string::npos);
-  std::filesystem::remove_all(dir);
-}
-
-TEST_CASE("7.4 a file and a kernel named in Latin-1 (not UTF-8): JSON and .mht carry U+FFFD for the byte") {
-  const auto dir = fresh_dir("latin1");
-  const std::string yaml = (dir / "caf\xE9.yaml").string();  // 0xE9: Latin-1's e-acute, never UTF-8 alone
-  copy_named(yaml, "caf\xE9");
-  // Before, every JSON output and `trace gen` ended in "[json.exception.type_error.316] invalid UTF-8 byte".
-  Result sim = memhier(fmt::format("simulate '{}' --arch {}/h100.yaml --set n=1024 --json", yaml, kArchs));
-  REQUIRE(sim.rc == 0);
-  const auto j = nlohmann::json::parse(sim.out);
-  CHECK(j[0]["launch"]["name"] == "caf\xEF\xBF\xBD");  // U+FFFD in UTF-8
-  CHECK(j[0]["launch"]["source"] == fmt::format("{}/caf\xEF\xBF\xBD.yaml", dir.string()));
-  CHECK(j[0]["counters"]["warp_instructions"] == 64);
-  const std::string mht = (dir / "latin.mht").string();
-  Result gen = memhier(fmt::format("trace gen '{}' --set n=1024 -o {}", yaml, mht));
-  REQUIRE(gen.rc == 0);
-  Result info = memhier(fmt::format("trace info {} --json", mht));
-  REQUIRE(info.rc == 0);
-  CHECK(nlohmann::json::parse(info.out)["kernels"][0]["launch"]["name"] == "caf\xEF\xBF\xBD");
   std::filesystem::remove_all(dir);
 }
 
