@@ -291,7 +291,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   try {
     machine = make_machine(arch, options.threads);
   } catch (const std::bad_alloc&) {
-    throw InputError({arch.source_file}, "l2.size", too_large(host_state[0]) + ", more than the host could allocate");
+    const HostState& largest =
+        *std::max_element(std::begin(host_state), std::end(host_state),
+                          [](const HostState& a, const HostState& b) { return a.bytes < b.bytes; });
+    throw InputError({arch.source_file}, largest.key, too_large(largest) + ", more than the host could allocate");
   }
   clock.lap(&SimPhaseTimes::setup);
   const int num_sms = arch.sm.count;

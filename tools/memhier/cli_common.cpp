@@ -4,8 +4,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "memhier/error.h"
@@ -65,6 +68,14 @@ int threads_flag(const std::string& command, int value) {
 void check_output_format(const std::string& command, const po::variables_map& vm) {
   if (vm.count("json") != 0U && vm.count("csv") != 0U)
     throw UsageError(fmt::format("memhier {}: --json and --csv: choose one output format", command));
+}
+
+void write_text(const std::string& command, const std::filesystem::path& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  file.close();
+  if (!file)
+    throw UsageError(fmt::format("memhier {}: cannot write {}: {}", command, path.string(), std::strerror(errno)));
 }
 
 std::string csv_field(std::string_view text) {

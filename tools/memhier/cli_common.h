@@ -2,6 +2,7 @@
 // Shared plumbing of the memhier subcommands: option parsing with uniform errors and exit codes.
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,9 @@ inline constexpr const char* kThreadsHelp = "worker threads, 0: every core (resu
 
 // UsageError for --json with --csv: `command` writes one format.
 void check_output_format(const std::string& command, const po::variables_map& vm);
+
+// Writes `text` to `path` (replacing it); UsageError "memhier COMMAND: cannot write PATH: REASON" where it cannot.
+void write_text(const std::string& command, const std::filesystem::path& path, const std::string& text);
 
 // One field of a --csv row (RFC 4180): in double quotes, its own doubled, where it holds a comma, a quote or a line
 // break, as a C++ kernel's name does ("void gemm<float, 128>"); else as it is.

@@ -3,8 +3,6 @@
 // writes a copy of the arch file with the fitted values, each marked with the fit it came from, and the residuals.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -145,11 +143,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   for (const auto& [name, r] : fit.residuals) residuals += fmt::format("#   {:+6.1f}%  {}\n", 100 * r, name);
   text = residuals + text;
   const fs::path partial = out.string() + ".partial";
-  std::ofstream file(partial);
-  file << text;
-  file.close();
-  if (!file)
-    throw UsageError(fmt::format("memhier calibrate: cannot write {}: {}", partial.string(), std::strerror(errno)));
+  write_text("calibrate", partial, text);
   load_arch_file(partial);  // the result must still be a valid architecture
   fs::rename(partial, out);
   std::cout << "wrote " << out.string() << "\n";

@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -165,14 +163,8 @@ int run_validate(const std::vector<std::string>& args) {
   else
     print_table(report);
   std::cerr << fmt::format("report: {}/report.html (json, csv next to it)\n", out.string());
-  if (!baseline_out.empty()) {
-    std::ofstream file(baseline_out);
-    file << json_text(nlohmann::json{{"summary", report["summary"]}}, 2) << "\n";
-    file.close();
-    if (!file)
-      throw UsageError(
-          fmt::format("memhier validate: cannot write {}: {}", baseline_out.string(), std::strerror(errno)));
-  }
+  if (!baseline_out.empty())
+    write_text("validate", baseline_out, json_text(nlohmann::json{{"summary", report["summary"]}}, 2) + "\n");
   int rc = kExitOk;
   if (max_mape) {
     const nlohmann::json described = report.at("summary").value("time_from_description", nlohmann::json::object());
