@@ -213,6 +213,35 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
   CHECK(e.where().line == 4);
 }
 
+SCENARIO("3.v an accuracy record is set whole, and its counts hold together") {
+  const std::string whole =
+      "accuracy:\n  run: validate/results/x\n  time_mape: 9.5\n  cases: 10\n  within_25pct: 9\n"
+      "  worst: \"k: -30.0%\"\n";
+  REQUIRE(load_arch_string("extends: h100\nname: mine\n" + whole, "mine.yaml").accuracy.measured_on == "mine");
+  WHEN("a what-if sets one of its keys") {
+    // Before the rule, a changed time_mape would have passed for the what-if's own measurement beside h100's run.
+    auto e = load_error("extends: h100\nname: x\naccuracy:\n  time_mape: 3\n", "whatif.yaml");
+    CHECK(e.key() == "accuracy.time_mape");
+    CHECK(e.where().line == 4);
+    CHECK(e.message() ==
+          "the accuracy record is one measurement: set all of its keys or none (missing: accuracy.run, "
+          "accuracy.cases, accuracy.within_25pct, accuracy.worst)");
+  }
+  WHEN("its counts or its MAPE cannot be") {
+    auto replaced = [&](const std::string& from, const std::string& to) {
+      std::string text = "extends: h100\nname: mine\n" + whole;
+      text.replace(text.find(from), from.size(), to);
+      return text;
+    };
+    CHECK(load_error(replaced("within_25pct: 9", "within_25pct: 11")).key() == "accuracy.within_25pct");
+    CHECK(load_error(replaced("cases: 10", "cases: 0")).key() == "accuracy.cases");
+    CHECK(load_error(replaced("time_mape: 9.5", "time_mape: inf")).key() == "accuracy.time_mape");
+    CHECK(load_error(replaced("time_mape: 9.5", "time_mape: -1")).key() == "accuracy.time_mape");
+    CHECK(load_error(replaced("run: validate/results/x", "run: \"\"")).key() == "accuracy.run");
+    CHECK(load_error(replaced("worst: \"k: -30.0%\"", "worst: \"\"")).key() == "accuracy.worst");
+  }
+}
+
 TEST_CASE("3.w a folder given for an architecture file is named as one") {
   // Before: "an architecture file must be a YAML mapping" (the folder read as an empty file).
   try {

@@ -72,6 +72,28 @@ TEST_CASE("2.4 architectures are found by case-insensitive name, by path, and th
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("2.6 an accuracy record belongs to the GPU whose file sets it; a what-if inherits it as its base's") {
+  const Arch h100 = load_arch("h100");
+  // archs/h100.yaml: the eighth suite run (validate/results/h100-2026-11-24d), which CI re-predicts and compares
+  // (tests/CMakeLists.txt accuracy_record_h100).
+  CHECK(h100.accuracy.run == "validate/results/h100-2026-11-24d");
+  CHECK(h100.accuracy.time_mape_pct == 8.2);
+  CHECK(h100.accuracy.cases == 46);
+  CHECK(h100.accuracy.within_25pct == 46);
+  CHECK(h100.accuracy.worst == "stencil_2d n=2048: -22.6%");
+  CHECK(h100.accuracy.measured_on == "h100");
+  const Arch h200 = load_arch("h200");  // extends h100 and sets its own
+  CHECK(h200.accuracy.run == "validate/results/h200-2026-11-26");
+  CHECK(h200.accuracy.within_25pct == 44);
+  CHECK(h200.accuracy.measured_on == "h200");
+  const Arch whatif =
+      load_arch_string("extends: h100\nname: h100-2xl2\nl2:\n  size: 100MiB\n  slices: 160\n", "w.yaml");
+  CHECK(whatif.accuracy.run == h100.accuracy.run);
+  CHECK(whatif.accuracy.measured_on == "h100");  // not "h100-2xl2": nobody measured the what-if
+  CHECK(load_arch("b200").accuracy.run.empty());
+  CHECK(load_arch("b200").accuracy.measured_on.empty());
+}
+
 TEST_CASE("2.5 fields round-trip through their textual form (what sweeps and archs show use)") {
   Arch a = load_arch("b200");
   for (const ArchField& f : arch_fields()) {

@@ -584,7 +584,7 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   REQUIRE(p.rc == 0);
   CHECK(nlohmann::json::parse(p.out).size() == 1);
   CHECK(nlohmann::json::parse(p.out)[0]["launch_index"] == 1);
-  CHECK(memhier("predict " + two + " --launch 1 --csv").out.ends_with(",1\n"));
+  CHECK(memhier("predict " + two + " --launch 1 --csv").out.ends_with(",1,8.2\n"));  // launch_index, h100's MAPE
   CHECK(memhier("predict " + two).out.starts_with("launch  kernel "));  // a trace's launches numbered in the table
   // Of several traces, those whose launches the choice leaves out give no row; none taken anywhere is an error.
   const std::string pair =
@@ -669,6 +669,51 @@ TEST_CASE("8.2 predict: detail for one kernel, table for several, JSON") {
   Result gap = memhier(fmt::format("predict {}/coalesced_copy.yaml --arch h100,,a100", kExamples));
   CHECK(gap.rc == 2);
   CHECK(gap.err.find("--arch 'h100,,a100' has an empty name at character 6") != std::string::npos);
+}
+
+TEST_CASE("8.2c predict and archs list show the model's error on record, and whose it is") {
+  namespace fs = std::filesystem;
+  const std::string copy = fmt::format("predict {}/vector_copy.yaml --arch ", kExamples);
+  // archs/h100.yaml's record (the eighth suite run), its own; b200 has none.
+  Result h100 = memhier(copy + "h100");
+  REQUIRE(h100.rc == 0);
+  CHECK(h100.out.find("  error on record: kernel time MAPE 8.2% over the 46 suite cases of "
+                      "validate/results/h100-2026-11-24d, 46 within 25%, worst stencil_2d n=2048: -22.6%\n") !=
+        std::string::npos);
+  Result b200 = memhier(copy + "b200");
+  REQUIRE(b200.rc == 0);
+  CHECK(b200.out.find("  error on record: none for b200: no suite run measured on it is recorded (accuracy.* in ") !=
+        std::string::npos);
+  // A what-if of h100 is not the GPU the record measured.
+  const fs::path dir = fresh_dir("record");
+  std::ofstream(dir / "h100-2xl2.yaml") << "extends: h100\nname: h100-2xl2\nl2:\n  size: 100MiB\n  slices: 160\n";
+  Result whatif = memhier(copy + (dir / "h100-2xl2.yaml").string());
+  REQUIRE(whatif.rc == 0);
+  CHECK(whatif.out.find("  error on record: none for h100-2xl2, a variant of h100 (h100's, on the unchanged GPU: "
+                        "kernel time MAPE 8.2%") != std::string::npos);
+  // CSV: a column of the arch's own MAPE, empty for none and for the what-if; each arch's line on stderr.
+  Result csv = memhier(copy + "h100,b200," + (dir / "h100-2xl2.yaml").string() + " --csv");
+  REQUIRE(csv.rc == 0);
+  CHECK(csv.out.find(",launch_index,time_mape_on_record\n") != std::string::npos);
+  CHECK(csv.out.find(",0,8.2\n") != std::string::npos);
+  CHECK(csv.out.find(",0,\n") != std::string::npos);
+  CHECK(csv.err.find("note: b200: error on record: none for b200") != std::string::npos);
+  Result json = memhier(copy + "h100," + (dir / "h100-2xl2.yaml").string() + " --json");
+  REQUIRE(json.rc == 0);
+  const auto rows = nlohmann::json::parse(json.out);
+  CHECK(rows[0]["error_on_record"]["measured_on"] == "h100");
+  CHECK(rows[0]["error_on_record"]["within_25pct"] == 46);
+  CHECK(rows[1]["arch"] == "h100-2xl2");
+  CHECK(rows[1]["error_on_record"]["measured_on"] == "h100");
+  Result list = memhier("archs list");
+  REQUIRE(list.rc == 0);
+  CHECK(list.out.find("8.2% (46 cases)") != std::string::npos);
+  // sweep refuses to vary the record: it is not a parameter of the GPU.
+  Result sweep = memhier(fmt::format("sweep {}/vector_copy.yaml --vary accuracy.time_mape=1,2", kExamples));
+  CHECK(sweep.rc == 2);
+  CHECK(sweep.err.find("--vary accuracy.time_mape: the accuracy record is what a suite run measured") !=
+        std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys scale DRAM time exactly") {
@@ -834,6 +879,69 @@ TEST_CASE("8.4b validate refuses measurements it would misread, naming the file,
     CHECK(result.rc == 2);
     CHECK(result.err.find(message) != std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("8.4c validate --check-record holds an arch's accuracy record to the run it names") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("check_record");
+  fs::create_directories(dir / "run" / "suite");
+  // Two DRAM-bound copies, "measured" by hand: the larger faster, so one of them is far off.
+  std::ofstream(dir / "run" / "suite" / "timings.jsonl")
+      << R"({"case":"vector_copy n=1<<23 width=4","kernel":"vector_copy","params":"n=1<<23 width=4","regime":"hbm",)"
+         R"("launches_per_run":1,"median_s":4e-05,"gpu":"NVIDIA H100 80GB HBM3"})"
+         "\n"
+         R"({"case":"vector_copy n=1<<24 width=4","kernel":"vector_copy","params":"n=1<<24 width=4","regime":"hbm",)"
+         R"("launches_per_run":1,"median_s":2e-05,"gpu":"NVIDIA H100 80GB HBM3"})"
+         "\n";
+  const std::string results = (dir / "run").string();
+  Result plain = memhier(fmt::format("validate --results {} --out {}/r0 --no-plots --json", results, dir.string()));
+  REQUIRE(plain.rc == 0);
+  const auto report = nlohmann::json::parse(plain.out);
+  const auto& t = report["summary"]["time_from_description"];
+  const double mape = t["mape_pct"].get<double>();
+  const int within = static_cast<int>(t["within_25pct"].get<double>());
+  REQUIRE(t["worst_case"] == "vector_copy n=1<<24 width=4");  // predicted about 2x the 20 us measured
+  double worst_error = 0;
+  for (const auto& c : report["cases"])
+    if (c["case"] == t["worst_case"]) worst_error = c["described"]["error_pct"].get<double>();
+  CHECK(worst_error > 25);
+  // A record of the run, as this tree's model gives it (rounded as a record is: 0.1).
+  auto arch = [&](double record_mape, const std::string& worst, const std::string& run) {
+    std::ofstream(dir / "mine.yaml") << fmt::format(
+        "extends: h100\nname: mine\naccuracy:\n  run: {}\n  time_mape: {:.1f}\n  cases: 2\n  within_25pct: {}\n"
+        "  worst: \"{}\"\n",
+        run, record_mape, within, worst);
+    return memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --arch {}/mine.yaml --check-record",
+                               results, dir.string(), dir.string()));
+  };
+  const std::string worst = fmt::format("vector_copy n=1<<24 width=4: {:+.1f}%", worst_error);
+  Result ok = arch(mape, worst, "some/where/run");  // the folder's name is what names the run
+  CHECK(ok.rc == 0);
+  CHECK(ok.err.find("accuracy record of mine (" + (dir / "mine.yaml").string() + "): matches this run") !=
+        std::string::npos);
+  Result off = arch(mape + 0.1, worst, "run");
+  CHECK(off.rc == 1);
+  CHECK(off.err.find(fmt::format("  accuracy.time_mape: {:g} on record, {:.1f} from this run",
+                                 std::round((mape + 0.1) * 10) / 10, mape)) != std::string::npos);
+  Result other_worst = arch(mape, "vector_copy n=1<<23 width=4: +1.0%", "run");
+  CHECK(other_worst.rc == 1);
+  CHECK(other_worst.err.find("  accuracy.worst: \"vector_copy n=1<<23 width=4: +1.0%\" on record, \"" + worst +
+                             "\" from this run") != std::string::npos);
+  Result elsewhere = arch(mape, worst, "validate/results/h100-2026-11-24d");
+  CHECK(elsewhere.rc == 1);
+  CHECK(elsewhere.err.find("names validate/results/h100-2026-11-24d, not this run") != std::string::npos);
+  // Without --check-record a record that differs is only reported.
+  CHECK(memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --arch {}/mine.yaml", results,
+                            dir.string(), dir.string()))
+            .rc == 0);
+  Result none = memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --arch b200 --check-record",
+                                    results, dir.string()));
+  CHECK(none.rc == 1);
+  CHECK(none.err.find("--check-record: b200 has no accuracy record of its own") != std::string::npos);
+  CHECK(memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --check-record --only x", results,
+                            dir.string()))
+            .rc == 2);
   fs::remove_all(dir);
 }
 

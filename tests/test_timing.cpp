@@ -323,3 +323,23 @@ TEST_CASE("calibrate rewrites a key's line and drops its old comment's continuat
   CHECK_FALSE(replace_arch_value(text, "launch", "block_cycles", "1", "fit"));
   CHECK(text == "launch:\n  overhead: 2.00us                     # fit\nl2:\n  size: 1MiB\n");
 }
+
+TEST_CASE("calibrate leaves the accuracy record out of its output (remove_arch_section)") {
+  const std::string yaml =
+      "launch:\n  overhead: 3us # a\n"
+      "accuracy:                  # the record\n"
+      "                           # continued\n"
+      "  run: validate/results/x\n"
+      "  worst: \"k: -1.0%\"       # its comment\n"
+      "# about what follows\n"
+      "l2:\n  size: 1MiB\n";
+  std::string text = yaml;
+  REQUIRE(remove_arch_section(text, "accuracy", "left out"));
+  CHECK(text == "launch:\n  overhead: 3us # a\n# left out\n# about what follows\nl2:\n  size: 1MiB\n");
+  // At the end of the file; a key named like the section under another one is not it; absent: unchanged.
+  text = "l2:\n  accuracy: 1\naccuracy:\n  run: x\n";
+  REQUIRE(remove_arch_section(text, "accuracy", "gone"));
+  CHECK(text == "l2:\n  accuracy: 1\n# gone\n");
+  CHECK_FALSE(remove_arch_section(text, "accuracy", "gone"));
+  CHECK(text == "l2:\n  accuracy: 1\n# gone\n");
+}

@@ -99,6 +99,31 @@ void apply_field(Arch& arch, const ArchField& field, const Leaf& leaf, const std
 
 Arch load_node(const YAML::Node& root, const std::string& file, const fs::path& dir, int depth);
 
+// The accuracy record (AccuracyRecord) is one measurement: a file that sets some of its keys sets them all, or a
+// what-if's one changed number would pass for a measurement of its own beside the inherited rest. A file that sets
+// them is the GPU they were measured on.
+void check_accuracy_record(const std::map<std::string, Leaf>& leaves, const std::string& file, Arch& arch) {
+  std::string missing;
+  const Leaf* first = nullptr;
+  std::string first_key;
+  for (const ArchField& f : arch_fields()) {
+    if (!f.key.starts_with("accuracy.")) continue;
+    const auto it = leaves.find(std::string(f.key));
+    if (it == leaves.end()) {
+      missing += fmt::format("{}{}", missing.empty() ? "" : ", ", f.key);
+    } else if (first == nullptr) {
+      first = &it->second;
+      first_key = f.key;
+    }
+  }
+  if (first == nullptr) return;  // none set here: the base's record, if any, stays with its measured_on
+  if (!missing.empty())
+    throw InputError(
+        at(file, first->mark), first_key,
+        fmt::format("the accuracy record is one measurement: set all of its keys or none (missing: {})", missing));
+  arch.accuracy.measured_on = arch.name;
+}
+
 Arch load_text(const std::string& text, const std::string& file, const fs::path& dir, int depth) {
   YAML::Node root;
   try {
@@ -159,6 +184,7 @@ Arch load_node(const YAML::Node& root, const std::string& file, const fs::path& 
   if (has_base && !leaves.contains("name")) {
     throw InputError(SourceLocation{file, 1, 1}, "name", "a file that extends another must set its own name");
   }
+  check_accuracy_record(leaves, file, arch);
   arch.source_file = file;
   validate_arch(arch);
   return arch;

@@ -177,6 +177,18 @@ constexpr std::array kFields{
             [](Arch& a) -> FieldRef { return &a.block_launch_cycles; }},
   ArchField{"launch.warp_cycles", K::cycles, true, "SM cycles the block scheduler takes per warp of a block, per SM",
             [](Arch& a) -> FieldRef { return &a.warp_launch_cycles; }},
+  ArchField{"accuracy.run", K::text, false,
+            "the committed suite run (validate/results/...) the error on record comes from; absent: none on record",
+            [](Arch& a) -> FieldRef { return &a.accuracy.run; }},
+  ArchField{"accuracy.time_mape", K::number, false,
+            "mean absolute error of the predicted kernel times on that run, percent",
+            [](Arch& a) -> FieldRef { return &a.accuracy.time_mape_pct; }},
+  ArchField{"accuracy.cases", K::count, false, "cases of that run predicted",
+            [](Arch& a) -> FieldRef { return &a.accuracy.cases; }},
+  ArchField{"accuracy.within_25pct", K::count, false, "of them, those predicted within 25%",
+            [](Arch& a) -> FieldRef { return &a.accuracy.within_25pct; }},
+  ArchField{"accuracy.worst", K::text, false, "the worst case and its signed error (\"name: -22.6%\")",
+            [](Arch& a) -> FieldRef { return &a.accuracy.worst; }},
 };
 // clang-format on
 

@@ -245,6 +245,19 @@ void check_dram(const Arch& a, const Checker& c) {
   c.require(a.overlap_exponent >= 1, "timing.overlap_exponent", "must be at least 1 (1 adds the times up)");
 }
 
+// The record's own consistency (its numbers against the run are `memhier validate --check-record`'s to check).
+void check_accuracy(const Arch& a, const Checker& c) {
+  const AccuracyRecord& r = a.accuracy;
+  if (r.run.empty() && r.measured_on.empty()) return;
+  c.require(!r.run.empty(), "accuracy.run", "must name the committed run (validate/results/...)");
+  c.require(std::isfinite(r.time_mape_pct) && r.time_mape_pct <= 1e6, "accuracy.time_mape",
+            "must be a finite percentage");
+  c.require(r.cases >= 1, "accuracy.cases", "must be at least 1");
+  c.require(r.within_25pct <= r.cases, {"accuracy.within_25pct", "accuracy.cases"},
+            "accuracy.within_25pct cannot exceed accuracy.cases");
+  c.require(!r.worst.empty(), "accuracy.worst", "must name the worst case and its error (\"name: -22.6%\")");
+}
+
 }  // namespace
 
 void validate_arch(const Arch& arch) {
@@ -255,6 +268,7 @@ void validate_arch(const Arch& arch) {
   check_shared(arch, c);
   check_caches(arch, c);
   check_dram(arch, c);
+  check_accuracy(arch, c);
 }
 
 }  // namespace memhier

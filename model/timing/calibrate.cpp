@@ -81,4 +81,25 @@ bool replace_arch_value(std::string& text, const std::string& section, const std
   return done;
 }
 
+bool remove_arch_section(std::string& text, const std::string& section, const std::string& note) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  std::string line;
+  bool done = false, removing = false;
+  while (std::getline(in, line)) {
+    if (removing && !line.empty() && line[0] == ' ') continue;  // a key of the section or its comment
+    removing = false;
+    const std::size_t colon = line.find(':');
+    if (!done && colon != std::string::npos && !line.empty() && line[0] != ' ' && line[0] != '#' &&
+        line.substr(0, colon) == section) {
+      out << "# " << note << "\n";
+      done = removing = true;
+      continue;
+    }
+    out << line << "\n";
+  }
+  if (done) text = out.str();
+  return done;
+}
+
 }  // namespace memhier

@@ -46,6 +46,30 @@ std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text)
   }
 }
 
+std::string record_text(const AccuracyRecord& r) {
+  return fmt::format("kernel time MAPE {:.1f}% over the {} suite cases of {}, {} within 25%, worst {}", r.time_mape_pct,
+                     r.cases, r.run, r.within_25pct, r.worst);
+}
+
+std::string error_on_record(const Arch& arch) {
+  const AccuracyRecord& r = arch.accuracy;
+  if (!r.run.empty() && r.measured_on == arch.name) return record_text(r);
+  if (!r.run.empty())
+    return fmt::format("none for {}, a variant of {} ({}'s, on the unchanged GPU: {})", arch.name, r.measured_on,
+                       r.measured_on, record_text(r));
+  return fmt::format(
+      "none for {}: no suite run measured on it is recorded (accuracy.* in {}), so the model's error "
+      "there is not known",
+      arch.name, arch.source_file.empty() ? "its file" : arch.source_file);
+}
+
+nlohmann::json record_json(const Arch& arch) {
+  const AccuracyRecord& r = arch.accuracy;
+  if (r.run.empty()) return nullptr;
+  return {{"measured_on", r.measured_on},   {"run", r.run},    {"time_mape_pct", r.time_mape_pct}, {"cases", r.cases},
+          {"within_25pct", r.within_25pct}, {"worst", r.worst}};
+}
+
 }  // namespace memhier::cli
 
 namespace memhier::cli {

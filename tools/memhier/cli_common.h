@@ -3,9 +3,12 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "memhier/arch.h"
 
 namespace memhier::cli {
 
@@ -43,6 +46,15 @@ void write_text(const std::string& command, const std::filesystem::path& path, c
 // One field of a --csv row (RFC 4180): in double quotes, its own doubled, where it holds a comma, a quote or a line
 // break, as a C++ kernel's name does ("void gemm<float, 128>"); else as it is.
 std::string csv_field(std::string_view text);
+
+// What an accuracy record (AccuracyRecord) says: "kernel time MAPE 8.2% over the 46 suite cases of
+// validate/results/h100-2026-11-24d, 46 within 25%, worst stencil_2d n=2048: -22.6%".
+std::string record_text(const AccuracyRecord& r);
+// The model's error on record for `arch`, as `predict` shows it: its own record; for a what-if that inherits one,
+// that the error was measured on the unchanged GPU; or that none is (no suite run on that GPU is committed).
+std::string error_on_record(const Arch& arch);
+// The record as JSON: null where `arch` has none; an inherited one's measured_on names the GPU it was measured on.
+nlohmann::json record_json(const Arch& arch);
 
 }  // namespace memhier::cli
 

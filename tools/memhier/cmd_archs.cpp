@@ -17,13 +17,18 @@ namespace {
 
 int list(bool json) {
   nlohmann::json out = nlohmann::json::array();
-  Table table({"name", "gpu", "cc", "SMs", "SM clock", "L2", "DRAM", "DRAM effective", "file"});
+  // "time error": the kernel-time MAPE of the arch's own accuracy record (`predict` says more), "-" where none.
+  Table table({"name", "gpu", "cc", "SMs", "SM clock", "L2", "DRAM", "DRAM effective", "time error", "file"});
   for (const auto& path : list_arch_files()) {
     Arch a = load_arch_file(path);
-    out.push_back({{"name", a.name}, {"full_name", a.full_name}, {"file", path.string()}});
+    const bool own = !a.accuracy.run.empty() && a.accuracy.measured_on == a.name;
+    out.push_back(
+        {{"name", a.name}, {"full_name", a.full_name}, {"file", path.string()}, {"error_on_record", record_json(a)}});
     table.add({a.name, a.full_name, format_arch_field(a, *find_arch_field("compute_capability")),
                std::to_string(a.sm.count), units::format_frequency(a.sm_clock_hz), units::format_bytes(a.l2.size),
-               a.dram.type, units::format_bandwidth(a.dram.effective_bandwidth), path.string()});
+               a.dram.type, units::format_bandwidth(a.dram.effective_bandwidth),
+               own ? fmt::format("{:.1f}% ({} cases)", a.accuracy.time_mape_pct, a.accuracy.cases) : "-",
+               path.string()});
   }
   if (json) {
     std::cout << json_text(out, 2) << "\n";

@@ -72,6 +72,7 @@ nlohmann::json to_json(const Row& r) {
             {"theoretical_warps_per_sm", r.sim.occupancy.active_warps_per_sm}}},
           {"launch", launch_to_json(r.sim.launch)},
           {"residency", residency_to_json(r.sim.residency)},
+          {"error_on_record", record_json(r.arch)},
           {"counters", counters}};
 }
 
@@ -115,7 +116,7 @@ void print_detail(const Row& r) {
                            units::format_bandwidth(r.p.dram_bandwidth));
   if (const std::string res = residency_line(r.arch, r.sim.residency); !res.empty())
     std::cout << "  L2 residency: " << res << "\n";
-  std::cout << "\n";
+  std::cout << "  error on record: " << error_on_record(r.arch) << "\n\n";
   Table t({"resource", "time", "share", "from"});
   for (const TimeTerm& term : r.p.terms)
     t.add({term.name, units::format_duration(term.seconds),
@@ -235,11 +236,17 @@ int run_predict(const std::vector<std::string>& args) {
     for (const Row& r : rows) j.push_back(to_json(r));
     std::cout << json_text(j, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
-    std::cout << "kernel,arch,seconds,bound,dram_bandwidth,blocks_per_sm,achieved_warps_per_sm,launch_index\n";
-    for (const Row& r : rows)
-      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{}\n", csv_field(r.p.kernel), csv_field(r.arch.name),
-                               r.p.seconds, r.p.bound, r.p.dram_bandwidth, r.sim.occupancy.blocks_per_sm,
-                               r.p.warps_per_sm, r.launch_index);
+    // time_mape_on_record: the arch's own accuracy record (empty where it has none of its own).
+    std::cout << "kernel,arch,seconds,bound,dram_bandwidth,blocks_per_sm,achieved_warps_per_sm,launch_index,"
+                 "time_mape_on_record\n";
+    for (const Row& r : rows) {
+      const AccuracyRecord& a = r.arch.accuracy;
+      const std::string mape =
+          !a.run.empty() && a.measured_on == r.arch.name ? fmt::format("{:g}", a.time_mape_pct) : std::string();
+      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{},{}\n", csv_field(r.p.kernel),
+                               csv_field(r.arch.name), r.p.seconds, r.p.bound, r.p.dram_bandwidth,
+                               r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.launch_index, mape);
+    }
   } else if (rows.size() == 1) {
     print_detail(rows[0]);
   } else {
@@ -267,6 +274,11 @@ int run_predict(const std::vector<std::string>& args) {
     }
     t.print(std::cout);
   }
+  // Every table, CSV and JSON ends with each arch's error on record, on stderr (one prediction prints it in its
+  // detail).
+  if (rows.size() != 1 || vm.count("json") != 0U || vm.count("csv") != 0U)
+    for (const Arch& arch : archs)
+      caveats.push_back(fmt::format("{}: error on record: {}", arch.name, error_on_record(arch)));
   std::set<std::string> shown;  // a trace of many launches repeats its caveats
   for (const std::string& c : caveats)
     if (shown.insert(c).second) std::cerr << "note: " << c << "\n";

@@ -206,6 +206,11 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<Axis> axes;
   for (const std::string& v : vm["vary"].as<std::vector<std::string>>()) {
     axes.push_back(parse_axis(v));
+    if (axes.back().key.starts_with("accuracy."))
+      throw UsageError(
+          fmt::format("memhier sweep: --vary {}: the accuracy record is what a suite run measured, not a "
+                      "parameter of the GPU",
+                      axes.back().key));
     for (std::size_t i = 0; i + 1 < axes.size(); ++i)
       if (axes[i].key == axes.back().key)
         throw UsageError(fmt::format(

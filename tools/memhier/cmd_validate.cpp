@@ -102,7 +102,9 @@ int run_validate(const std::vector<std::string>& args) {
       ("max-mape", po::value<double>(), "exit 1 if the time MAPE (from descriptions) is above PCT")        //
       ("baseline", po::value<std::string>(), "exit 1 if any error is worse than this baseline (ratchet)")  //
       ("write-baseline", po::value<std::string>(), "write this run's summary as a new baseline")           //
-      ("no-plots", "skip the matplotlib plots")                                                            //
+      ("check-record",
+       "exit 1 unless the arch's accuracy record (accuracy.*) names this run and says what it gives")  //
+      ("no-plots", "skip the matplotlib plots")                                                        //
       ("json", "print the report JSON instead of the tables");
   po::variables_map vm;
   if (!parse("validate", "--results DIR [--out DIR] [--max-mape PCT] [--baseline FILE] | --gpu --results DIR", args,
@@ -128,6 +130,10 @@ int run_validate(const std::vector<std::string>& args) {
   }
   const nlohmann::json baseline =
       vm.count("baseline") != 0U ? read_baseline(vm["baseline"].as<std::string>()) : nlohmann::json();
+  const bool check_record = vm.count("check-record") != 0U;
+  if (check_record && vm.count("only") != 0U)
+    throw UsageError(
+        "memhier validate: --check-record compares the whole run with the record; --only takes part of it");
   const fs::path out = vm["out"].as<std::string>();
   const bool force = vm.count("force") != 0U;
   if (fs::exists(out) && !force)
@@ -166,6 +172,27 @@ int run_validate(const std::vector<std::string>& args) {
   if (!baseline_out.empty())
     write_text("validate", baseline_out, json_text(nlohmann::json{{"summary", report["summary"]}}, 2) + "\n");
   int rc = kExitOk;
+  // The accuracy record `predict` shows (archs/*.yaml accuracy.*), where it names this run.
+  const auto origin = arch.key_origin.find("accuracy.run");
+  const std::string record_file = origin == arch.key_origin.end() ? arch.source_file : origin->second.file;
+  if (const auto differences = record_differences(arch, dir, report)) {
+    if (differences->empty()) {
+      std::cerr << fmt::format("accuracy record of {} ({}): matches this run\n", arch.name, record_file);
+    } else {
+      std::cerr << fmt::format("accuracy record of {} ({}): differs from this run; update it there:\n", arch.name,
+                               record_file);
+      for (const std::string& d : *differences) std::cerr << "  " << d << "\n";
+      if (check_record) rc = kExitCheckFailed;
+    }
+  } else if (check_record) {
+    std::cerr << (arch.accuracy.run.empty() || arch.accuracy.measured_on != arch.name
+                      ? fmt::format("memhier validate: --check-record: {} has no accuracy record of its own ({})\n",
+                                    arch.name, arch.source_file)
+                      : fmt::format("memhier validate: --check-record: the accuracy record of {} ({}) names {}, not "
+                                    "this run\n",
+                                    arch.name, record_file, arch.accuracy.run));
+    rc = kExitCheckFailed;
+  }
   if (max_mape) {
     const nlohmann::json described = report.at("summary").value("time_from_description", nlohmann::json::object());
     if (!described.contains("mape_pct")) {

@@ -348,4 +348,42 @@ std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const
   return worse;
 }
 
+std::optional<std::vector<std::string>> record_differences(const Arch& arch, const fs::path& results_dir,
+                                                           const nlohmann::json& report) {
+  const AccuracyRecord& r = arch.accuracy;
+  if (r.run.empty() || r.measured_on != arch.name) return std::nullopt;  // none, or a what-if's inherited one
+  // The folder's own name, whatever path reaches it ("results/x/", "./x", an absolute one).
+  auto folder = [](const fs::path& p) {
+    std::error_code ec;
+    const fs::path full = fs::weakly_canonical(p, ec);
+    return (ec ? p.lexically_normal() : full).filename().string();
+  };
+  std::string named = fs::path(r.run).lexically_normal().filename().string();
+  if (named.empty()) named = fs::path(r.run).lexically_normal().parent_path().filename().string();
+  if (named != folder(results_dir)) return std::nullopt;
+  std::vector<std::string> out;
+  const nlohmann::json& t = report.at("summary").value("time_from_description", nlohmann::json::object());
+  if (!t.contains("mape_pct")) {
+    out.emplace_back("this run predicted no case from its description: it gives no time error");
+    return out;
+  }
+  const double mape = t["mape_pct"].get<double>();
+  // The record is rounded to 0.1: a model change that moves the MAPE by less keeps it true.
+  if (std::abs(mape - r.time_mape_pct) > 0.05 + 1e-9)
+    out.push_back(fmt::format("accuracy.time_mape: {:g} on record, {:.1f} from this run", r.time_mape_pct, mape));
+  const auto cases = t.value("cases", 0);
+  if (cases != r.cases) out.push_back(fmt::format("accuracy.cases: {} on record, {} in this run", r.cases, cases));
+  const auto within = static_cast<int>(std::lround(t.value("within_25pct", 0.0)));
+  if (within != r.within_25pct)
+    out.push_back(fmt::format("accuracy.within_25pct: {} on record, {} from this run", r.within_25pct, within));
+  std::string worst;
+  const std::string name = t.value("worst_case", std::string());
+  for (const nlohmann::json& c : report.at("cases"))
+    if (c.value("case", std::string()) == name && c.contains("described") && c["described"].contains("error_pct"))
+      worst = fmt::format("{}: {:+.1f}%", name, c["described"]["error_pct"].get<double>());
+  if (worst != r.worst)
+    out.push_back(fmt::format("accuracy.worst: \"{}\" on record, \"{}\" from this run", r.worst, worst));
+  return out;
+}
+
 }  // namespace memhier::cli

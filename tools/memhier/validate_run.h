@@ -54,4 +54,11 @@ nlohmann::json read_baseline(const std::filesystem::path& file);
 // Compares `report`'s summary with a baseline summary; returns the regressions (empty: no metric got worse).
 std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const nlohmann::json& baseline);
 
+// `arch`'s accuracy record (AccuracyRecord) against this run's report, where the record names the run (`results_dir`
+// is the folder its `accuracy.run` names, compared by folder name): what differs, one line a key (empty: the record
+// says what the run gives, to its rounding: 0.1 point of MAPE, 0.1% of the worst error). nullopt where the record
+// names another run or there is none.
+std::optional<std::vector<std::string>> record_differences(const Arch& arch, const std::filesystem::path& results_dir,
+                                                           const nlohmann::json& report);
+
 }  // namespace memhier::cli

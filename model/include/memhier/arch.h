@@ -119,6 +119,20 @@ struct DramSpec {
   double write_activation_rate = 0;
 };
 
+// The model's measured error on this GPU: a committed suite run (`validate/results/`) re-predicted with the current
+// model, kernel time from the descriptions. `memhier validate --check-record` fails when the record no longer says
+// what the run gives (a CI test runs it for every shipped record). A file sets all of its keys or none; a what-if that
+// extends a file inherits the record with `measured_on` still naming that file's GPU, so its output can say the error
+// was measured on the unchanged GPU, not on the what-if.
+struct AccuracyRecord {
+  std::string run;           // the run's folder, from the repository root; empty: nothing on record
+  double time_mape_pct = 0;  // mean absolute percentage error of the predicted times
+  int cases = 0;
+  int within_25pct = 0;     // cases predicted within 25%
+  std::string worst;        // the worst case and its signed error: "stencil_2d n=2048: -22.6%"
+  std::string measured_on;  // name of the architecture whose file set the record
+};
+
 struct Arch {
   std::string name;
   std::string full_name;
@@ -137,6 +151,7 @@ struct Arch {
   double block_launch_cycles = 0;           // SM cycles the block scheduler spends per block, per SM
   double warp_launch_cycles = 0;            // SM cycles per warp of a block; the larger of the two sets the rate
   double overlap_exponent = 0;              // how imperfectly concurrent activities overlap (timing.overlap_exponent)
+  AccuracyRecord accuracy;
 
   std::string source_file;                           // empty when built in code
   std::map<std::string, SourceLocation> key_origin;  // where each key's value was set (for errors)

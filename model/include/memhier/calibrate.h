@@ -36,4 +36,9 @@ CalibrationFit fit_timing(const std::vector<TimingMeasurement>& m, double curren
 bool replace_arch_value(std::string& text, const std::string& section, const std::string& key, const std::string& value,
                         const std::string& note);
 
+// In arch YAML text, replaces the top-level mapping `section:` and its indented lines (keys and their comments) with
+// the comment line `# note`. Lines after it that are not indented (the next section, a comment at column 0) stay.
+// Returns false (text unchanged) where the section is absent.
+bool remove_arch_section(std::string& text, const std::string& section, const std::string& note);
+
 }  // namespace memhier
