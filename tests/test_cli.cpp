@@ -716,6 +716,22 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
   fs::remove_all(dir);
 }
 
+TEST_CASE("8.2d a what-if whose caches take GiBs of host memory is noted before it is built") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("host_state");
+  // 132 constant caches of 256 MiB, 8 bytes of state a 64-byte line: 4.125 GiB (and the L2's and L1s' 16 MiB). The
+  // note comes before the trace is opened: a missing one ends the command without building anything.
+  std::ofstream(dir / "big.yaml") << "extends: h100\nname: bigconst\nconstant_cache:\n  size: 256MiB\n";
+  Result big = memhier(fmt::format("simulate {}/nosuch.yaml --arch {}/big.yaml", dir.string(), dir.string()));
+  CHECK(big.rc == 2);
+  CHECK(big.err.find("note: bigconst's caches take about 4.14GiB of host memory to simulate (132 constant caches of "
+                     "256MiB take 4.12GiB); building and simulating them is slow\n") != std::string::npos);
+  Result shipped = memhier(fmt::format("simulate {}/nosuch.yaml --arch h100", dir.string()));
+  CHECK(shipped.rc == 2);
+  CHECK(shipped.err.find("note:") == std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys scale DRAM time exactly") {
   Result r =
       memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set 'n=1<<24' --vary l2.size=25MiB,50MiB "

@@ -202,6 +202,19 @@ std::uint32_t l2_dirty_ways(const Arch& arch, std::uint32_t persisting_ways) {
   return limit >= ways ? 0 : static_cast<std::uint32_t>(limit);
 }
 
+std::vector<CacheHostState> cache_host_state(const Arch& arch) {
+  const double sms_held = std::max(arch.sm.count, 1);
+  const bool constant_cached = arch.constant_cache.associativity > 0 && arch.constant_cache.line > 0;
+  return {
+      {"l2.size", fmt::format("an L2 of {} takes", units::format_size(arch.l2.size)),
+       static_cast<double>(arch.l2.size / kLineBytes) * 20},
+      {"unified_l1.size", fmt::format("{} L1s of {} take", arch.sm.count, units::format_size(arch.unified_l1.size)),
+       static_cast<double>(arch.unified_l1.size / kLineBytes) * 40 * sms_held},
+      {"constant_cache.size",
+       fmt::format("{} constant caches of {} take", arch.sm.count, units::format_size(arch.constant_cache.size)),
+       constant_cached ? static_cast<double>(arch.constant_cache.size / arch.constant_cache.line) * 8 * sms_held : 0}};
+}
+
 std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w) {
   if (arch.l2.max_window_size == 0)
     return fmt::format("{} has no L2 access-policy windows (l2.max_window_size is 0B)", arch.name);
@@ -253,29 +266,14 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
                        fmt::format("is {} B; the simulator models {} B {}s only", bytes,
                                    line ? kLineBytes : kSectorBytes, line ? "line" : "sector"));
   }
-  // The caches' state on the host, per line: the L2's about 20 bytes (a 16-way set's tags, keys and states in a
-  // 256-byte block, and each line's written words: set_cache.h), each SM's L1 up to 40 (at most unified_l1.size; LRU's
-  // index: sectored_cache.h) and constant cache 8 (lru_sets.h). Caches whose state this machine's memory cannot hold
-  // are refused before they are built: a 100 GiB L2 ended in std::bad_alloc or the out-of-memory killer, 4 GiB L1s or
-  // constant caches in the latter, 1 TiB constant caches in a segmentation fault (their 32-bit set counts overflowed).
+  // Caches whose state this machine's memory cannot hold (cache_host_state()) are refused before they are built: a
+  // 100 GiB L2 ended in std::bad_alloc or the out-of-memory killer, 4 GiB L1s or constant caches in the latter, 1 TiB
+  // constant caches in a segmentation fault (their 32-bit set counts overflowed).
   const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
   const std::uint64_t host_bytes =
       pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes) : 0;
-  const double sms_held = std::max(arch.sm.count, 1);
-  const bool constant_cached = arch.constant_cache.associativity > 0 && arch.constant_cache.line > 0;
-  struct HostState {
-    const char* key;
-    std::string what;  // the caches, and the verb
-    double bytes;
-  };
-  const HostState host_state[] = {
-      {"l2.size", fmt::format("an L2 of {} takes", units::format_size(arch.l2.size)),
-       static_cast<double>(arch.l2.size / kLineBytes) * 20},
-      {"unified_l1.size", fmt::format("{} L1s of {} take", arch.sm.count, units::format_size(arch.unified_l1.size)),
-       static_cast<double>(arch.unified_l1.size / kLineBytes) * 40 * sms_held},
-      {"constant_cache.size",
-       fmt::format("{} constant caches of {} take", arch.sm.count, units::format_size(arch.constant_cache.size)),
-       constant_cached ? static_cast<double>(arch.constant_cache.size / arch.constant_cache.line) * 8 * sms_held : 0}};
+  using HostState = CacheHostState;
+  const std::vector<HostState> host_state = cache_host_state(arch);
   auto too_large = [](const HostState& h) {
     return fmt::format("{} about {} of host memory to simulate", h.what,
                        units::format_size(static_cast<std::uint64_t>(std::min(h.bytes, 1.8e19))));

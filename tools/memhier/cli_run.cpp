@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -330,6 +331,25 @@ std::pair<std::optional<std::size_t>, std::optional<std::uint64_t>> trace_totals
     instructions += k.counts.memory_instructions + k.counts.barriers;
   }
   return {launches, instructions};
+}
+
+std::string host_state_note(const Arch& arch) {
+  const std::vector<CacheHostState> state = cache_host_state(arch);
+  double total = 0;
+  std::string parts;
+  for (const CacheHostState& c : state) {
+    total += c.bytes;
+    if (c.bytes >= kLargeHostState / 4)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : "; ", c.what,
+                           units::format_size(static_cast<std::uint64_t>(std::min(c.bytes, 1.8e19))));
+  }
+  // Past the host's memory simulate() refuses the arch, with its own message.
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  const double host = pages > 0 && page_bytes > 0 ? static_cast<double>(pages) * static_cast<double>(page_bytes) : 0;
+  const bool refused = std::any_of(state.begin(), state.end(), [&](const CacheHostState& c) { return c.bytes > host; });
+  if (total < kLargeHostState || (host > 0 && refused)) return {};
+  return fmt::format("{}'s caches take about {} of host memory to simulate ({}); building and simulating them is slow",
+                     arch.name, units::format_size(static_cast<std::uint64_t>(std::min(total, 1.8e19))), parts);
 }
 
 }  // namespace memhier::cli

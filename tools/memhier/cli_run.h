@@ -101,6 +101,13 @@ std::string window_text(const AccessPolicyWindow& w);
 // set-aside, whose cost the timing model does not include (the H100 measured streams that write slowing from 7 of 16
 // ways set aside: validate/results/h100-2026-11-27).
 std::string residency_caveat(const Arch& arch, const KernelSim& k);
+// A note for stderr, or empty: the caches' state on the host (cache_host_state()) past kLargeHostState, which takes
+// long to build and makes every lookup a host cache miss ("note: what-if's caches take about 16.5GiB of host memory to
+// simulate (132 constant caches of 1GiB take 16.5GiB); building and simulating them is slow"). simulate() refuses
+// what the host cannot hold (no note then); below that, a what-if of 1 GiB L1s is the user's to ask for, but it should
+// not look hung.
+inline constexpr double kLargeHostState = 2.0 * (1ULL << 30U);
+std::string host_state_note(const Arch& arch);
 // UsageError for --progress with --no-progress.
 void check_progress_options(const std::string& command, const po::variables_map& vm);
 class ProgressLine {

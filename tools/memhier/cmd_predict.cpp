@@ -165,6 +165,8 @@ int run_predict(const std::vector<std::string>& args) {
   const LaunchFilter filter = launch_filter("predict", vm);
   check_progress_options("predict", vm);
   check_output_format("predict", vm);
+  for (const Arch& arch : archs)
+    if (const std::string note = host_state_note(arch); !note.empty()) std::cerr << "note: " << note << "\n";
   std::vector<Row> rows;
   std::vector<std::string> caveats;
   // With several traces, --kernel or --launch may take no launch of some; it must take one somewhere.

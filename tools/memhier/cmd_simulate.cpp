@@ -157,6 +157,7 @@ int run_simulate(const std::vector<std::string>& args) {
   const LaunchFilter filter = launch_filter("simulate", vm);
   check_progress_options("simulate", vm);
   const std::string path = vm["trace"].as<std::string>();
+  if (const std::string note = host_state_note(arch); !note.empty()) std::cerr << "note: " << note << "\n";
   auto trace = open_trace(path, sets);
   FilteredSource source(*trace, filter, path);
   std::vector<KernelSim> result;

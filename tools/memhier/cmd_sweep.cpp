@@ -264,6 +264,12 @@ int run_sweep(const std::vector<std::string>& args) {
   std::cerr << fmt::format("memhier sweep: {} points, {} distinct memory configurations to simulate\n", points.size(),
                            work.size());
   const int threads = threads_flag("sweep", vm["threads"].as<int>());
+  {
+    std::set<std::string> noted;  // a configuration's note once (points differ in timing keys only)
+    for (const std::vector<std::size_t>& w : work)
+      if (const std::string note = host_state_note(points[w.front()].arch); !note.empty() && noted.insert(note).second)
+        std::cerr << "note: " << note << "\n";
+  }
   std::atomic<std::size_t> done = 0;
   std::vector<std::string> errors(work.size());
   std::vector<std::vector<std::string>> notes(work.size());  // residency a configuration left out of a launch

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli_common.h"
+#include "cli_run.h"
 #include "commands.h"
 #include "memhier/arch_loader.h"
 #include "memhier/trace_json.h"
@@ -155,6 +156,7 @@ int run_validate(const std::vector<std::string>& args) {
     throw UsageError(
         fmt::format("memhier validate: no architecture file matches the GPU '{}'; pass --arch", results.gpu));
   const Arch arch = load_arch(arch_name);
+  if (const std::string note = host_state_note(arch); !note.empty()) std::cerr << "note: " << note << "\n";
   ValidateOptions vo;
   vo.examples =
       vm.count("examples") != 0U ? fs::path(vm["examples"].as<std::string>()) : source_dir() / "traces" / "examples";

@@ -123,6 +123,18 @@ std::optional<std::string> set_aside_problem(const Arch& arch, std::uint64_t set
 std::uint32_t l2_dirty_ways(const Arch& arch, std::uint32_t persisting_ways);
 std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w);
 
+// The host memory the simulator's cache state takes on `arch`, cache by cache: the L2's about 20 bytes a line (a
+// 16-way set's tags, keys and states in a 256-byte block, and each line's written words: set_cache.h), each SM's L1
+// up to 40 (at most unified_l1.size; LRU's index: sectored_cache.h) and its constant cache 8 (lru_sets.h). `key` is
+// the arch key that sizes the cache, `what` says which caches, ending in a verb ("132 L1s of 256KiB take").
+// simulate() refuses an arch whose state exceeds the host's memory.
+struct CacheHostState {
+  const char* key;
+  std::string what;
+  double bytes;
+};
+std::vector<CacheHostState> cache_host_state(const Arch& arch);
+
 struct KernelSim {
   KernelLaunch launch;
   Occupancy occupancy;
