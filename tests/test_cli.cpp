@@ -732,6 +732,24 @@ TEST_CASE("8.2d a what-if whose caches take GiBs of host memory is noted before 
   fs::remove_all(dir);
 }
 
+TEST_CASE("8.2e --kernel in a name's original bytes takes a Latin-1 kernel from its description and from its .mht") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("latin1");
+  std::string text = slurp(kExamples + "/vector_copy.yaml");
+  text.replace(text.find("kernel: vector_copy"), 19, "kernel: caf\xE9");
+  std::ofstream(dir / "k.yaml") << text;
+  REQUIRE(memhier(fmt::format("trace gen {0}/k.yaml -o {0}/k.mht --set n=4096", dir.string())).rc == 0);
+  // Before: the .mht, which stores the name as "caf" U+FFFD, said "--kernel: 'caf\xE9' takes no launch".
+  for (const std::string trace : {"k.yaml --set n=4096", "k.mht"}) {
+    CAPTURE(trace);
+    Result r = memhier(fmt::format("simulate {}/{} --arch h100 --kernel 'caf\xE9' --json", dir.string(), trace));
+    CHECK(r.rc == 0);
+    CHECK(nlohmann::json::parse(r.out).size() == 1);
+    CHECK(memhier(fmt::format("simulate {}/{} --arch h100 --kernel 'tea'", dir.string(), trace)).rc == 2);
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys scale DRAM time exactly") {
   Result r =
       memhier(fmt::format("sweep {}/coalesced_copy.yaml --arch h100 --set 'n=1<<24' --vary l2.size=25MiB,50MiB "

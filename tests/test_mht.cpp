@@ -17,6 +17,7 @@
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
+#include "memhier/trace_json.h"
 
 namespace {
 
@@ -1002,4 +1003,13 @@ TEST_CASE("a block read in parts fails on a damaged record where the whole block
       failed += whole.error.empty() ? 0 : 1;
     }
   CHECK(failed > 100);  // the changes reach the checks
+}
+
+TEST_CASE("a name that is not UTF-8 is stored with U+FFFD, and utf8_text() makes the same of a pattern") {
+  // 0xE9 is Latin-1's e-acute: no UTF-8 sequence starts with it followed by 'x'.
+  CHECK(utf8_text("caf\xE9") == "caf\xEF\xBF\xBD");
+  CHECK(utf8_text("caf\xE9x") == "caf\xEF\xBF\xBDx");
+  CHECK(utf8_text("caf\xC3\xA9") == "caf\xC3\xA9");  // UTF-8 itself stays
+  CHECK(utf8_text("gemm<float, 128>") == "gemm<float, 128>");
+  CHECK(json_text(nlohmann::json("caf\xE9")) == "\"" + utf8_text("caf\xE9") + "\"");  // as a .mht writes it
 }

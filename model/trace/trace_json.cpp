@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace memhier {
@@ -136,5 +137,10 @@ TraceCounts counts_from_json(const json& j) {
 }
 
 std::string json_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+std::string utf8_text(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return s;
+  return json::parse(json_text(json(s))).get<std::string>();  // the same replacement, whatever nlohmann's rules
+}
 
 }  // namespace memhier

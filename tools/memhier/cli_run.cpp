@@ -14,6 +14,7 @@
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
 #include "memhier/timing.h"
+#include "memhier/trace_json.h"
 #include "memhier/units.h"
 #include "name_regex.h"
 
@@ -63,7 +64,7 @@ std::string clock_time(double seconds) {
 }  // namespace
 
 bool LaunchFilter::takes(std::size_t number, const std::string& kernel) const {
-  if (name && !std::regex_search(kernel, *name)) return false;
+  if (name && !std::regex_search(utf8_text(kernel), *name)) return false;
   if (numbers.empty()) return true;
   for (const auto& [lo, hi] : numbers)
     if (number >= lo && number <= hi) return true;
@@ -81,7 +82,7 @@ LaunchFilter launch_filter(const std::string& command, const po::variables_map& 
   if (vm.count("kernel") != 0U) {
     f.name_text = vm["kernel"].as<std::string>();
     try {
-      f.name = name_regex(f.name_text);
+      f.name = name_regex(utf8_text(f.name_text));
     } catch (const std::invalid_argument& e) {
       throw UsageError(
           fmt::format("memhier {}: --kernel '{}' is not a regular expression: {}", command, f.name_text, e.what()));

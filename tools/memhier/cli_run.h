@@ -19,6 +19,9 @@ namespace memhier::cli {
 // --kernel RE (searched for in each launch's kernel name, ECMAScript syntax) and --launch LIST (0-based launch
 // numbers as `trace info` prints them: "3", "0,2,5", "4-9" or a mix): a launch is simulated if it passes each that is
 // given.
+// --kernel and --launch. Names are matched as UTF-8: the pattern and each name with what is not UTF-8 replaced by
+// U+FFFD (utf8_text()), as a .mht stores a Latin-1 name, so a pattern in the original bytes matches it there as it does
+// in the description or Accel-Sim trace it came from.
 struct LaunchFilter {
   std::optional<std::regex> name;
   std::string name_text;

@@ -16,5 +16,8 @@ TraceCounts counts_from_json(const nlohmann::json& j);
 // become U+FFFD instead of ending the program in nlohmann's type_error 316. Every JSON the project writes goes
 // through it.
 std::string json_text(const nlohmann::json& j, int indent = -1);
+// `s` as json_text() writes it: each sequence that is not UTF-8 replaced by U+FFFD (a Latin-1 kernel name as a .mht
+// stores it); `s` itself when it is UTF-8.
+std::string utf8_text(const std::string& s);
 
 }  // namespace memhier
