@@ -280,7 +280,7 @@ int run_sweep(const std::vector<std::string>& args) {
       std::vector<ParamOverride> sets = fixed;
       for (const auto& [key, value] : first.values)
         if (key != "arch" && key.find('.') == std::string::npos && kResidencyKeys.count(key) == 0)
-          sets.push_back(parse_param_override(key + "=" + value));
+          sets.push_back(parse_param_override(fmt::format("{}={}", key, value)));
       auto source = open_trace(trace, sets);
       const std::vector<KernelSim> sims = simulate(first.arch, *source, first.options);
       for (std::size_t i : work[w])

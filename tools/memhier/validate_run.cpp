@@ -304,7 +304,7 @@ nlohmann::json read_baseline(const fs::path& file) {
     if (!summary[section].is_object()) fail(pointer, "expected an object of named entries");
     for (const auto& [name, entry] : summary[section].items())
       for (const char* field : fields) {
-        number(entry, pointer + "/" + name, field);
+        number(entry, fmt::format("{}/{}", pointer, name), field);
         compared += entry.contains(field) ? 1 : 0;
       }
   }
@@ -382,7 +382,7 @@ std::optional<std::vector<std::string>> record_differences(const Arch& arch, con
     if (c.value("case", std::string()) == name && c.contains("described") && c["described"].contains("error_pct"))
       worst = fmt::format("{}: {:+.1f}%", name, c["described"]["error_pct"].get<double>());
   if (worst != r.worst)
-    out.push_back(fmt::format("accuracy.worst: \"{}\" on record, \"{}\" from this run", r.worst, worst));
+    out.push_back(fmt::format(R"(accuracy.worst: "{}" on record, "{}" from this run)", r.worst, worst));
   return out;
 }
 
