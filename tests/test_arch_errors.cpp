@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "test_support.h"
 
@@ -214,9 +215,12 @@ SCENARIO("3.y physically impossible values are rejected at the key that sets the
 }
 
 SCENARIO("3.v an accuracy record is set whole, and its counts hold together") {
-  const std::string whole =
+  std::string whole =
       "accuracy:\n  run: validate/results/x\n  time_mape: 9.5\n  cases: 10\n  within_25pct: 9\n"
-      "  worst: \"k: -30.0%\"\n";
+      "  worst: \"k: -30.0%\"\n  by_bound:\n";
+  for (const char* b : {"dram", "l2", "l1", "shared", "constant", "issue", "blocks", "latency"})
+    whole += fmt::format("    {}: \"{}\"\n", b,
+                         b == std::string("dram") ? "10 cases, MAPE 9.5%, from -30.0% to +5.0%" : "0 cases");
   REQUIRE(load_arch_string("extends: h100\nname: mine\n" + whole, "mine.yaml").accuracy.measured_on == "mine");
   WHEN("a what-if sets one of its keys") {
     // Before the rule, a changed time_mape would have passed for the what-if's own measurement beside h100's run.
@@ -225,7 +229,9 @@ SCENARIO("3.v an accuracy record is set whole, and its counts hold together") {
     CHECK(e.where().line == 4);
     CHECK(e.message() ==
           "the accuracy record is one measurement: set all of its keys or none (missing: accuracy.run, "
-          "accuracy.cases, accuracy.within_25pct, accuracy.worst)");
+          "accuracy.cases, accuracy.within_25pct, accuracy.worst, accuracy.by_bound.dram, accuracy.by_bound.l2, "
+          "accuracy.by_bound.l1, accuracy.by_bound.shared, accuracy.by_bound.constant, accuracy.by_bound.issue, "
+          "accuracy.by_bound.blocks, accuracy.by_bound.latency)");
   }
   WHEN("its counts or its MAPE cannot be") {
     auto replaced = [&](const std::string& from, const std::string& to) {
@@ -239,6 +245,7 @@ SCENARIO("3.v an accuracy record is set whole, and its counts hold together") {
     CHECK(load_error(replaced("time_mape: 9.5", "time_mape: -1")).key() == "accuracy.time_mape");
     CHECK(load_error(replaced("run: validate/results/x", "run: \"\"")).key() == "accuracy.run");
     CHECK(load_error(replaced("worst: \"k: -30.0%\"", "worst: \"\"")).key() == "accuracy.worst");
+    CHECK(load_error(replaced("l2: \"0 cases\"", "l2: \"\"")).key() == "accuracy.by_bound.l2");
   }
 }
 

@@ -680,10 +680,14 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
   CHECK(h100.out.find("  error on record: kernel time MAPE 7.7% over the 46 suite cases of "
                       "validate/results/h100-2026-11-27-suite, 46 within 25%, worst random_gather n=1<<22 m=1<<18 "
                       "seed=1: +22.2%\n") != std::string::npos);
+  // The copy is DRAM-bound: the record's DRAM-bound cases (archs/h100.yaml accuracy.by_bound.dram).
+  CHECK(h100.out.find("\n                   of them bound by dram, as this kernel is: 19 cases, MAPE 8.4%, from -19.6% "
+                      "to +12.9%\n") != std::string::npos);
   Result b200 = memhier(copy + "b200");
   REQUIRE(b200.rc == 0);
   CHECK(b200.out.find("  error on record: none for b200: no suite run measured on it is recorded (accuracy.* in ") !=
         std::string::npos);
+  CHECK(b200.out.find("of them bound by") == std::string::npos);
   // A what-if of h100 is not the GPU the record measured.
   const fs::path dir = fresh_dir("record");
   std::ofstream(dir / "h100-2xl2.yaml") << "extends: h100\nname: h100-2xl2\nl2:\n  size: 100MiB\n  slices: 160\n";
@@ -703,6 +707,7 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
   const auto rows = nlohmann::json::parse(json.out);
   CHECK(rows[0]["error_on_record"]["measured_on"] == "h100");
   CHECK(rows[0]["error_on_record"]["within_25pct"] == 46);
+  CHECK(rows[0]["error_on_record"]["by_bound"]["l2"] == "4 cases, MAPE 17.8%, from -22.1% to +22.2%");
   CHECK(rows[1]["arch"] == "h100-2xl2");
   CHECK(rows[1]["error_on_record"]["measured_on"] == "h100");
   Result list = memhier("archs list");
@@ -934,38 +939,57 @@ TEST_CASE("8.4c validate --check-record holds an arch's accuracy record to the r
   const auto report = nlohmann::json::parse(plain.out);
   const auto& t = report["summary"]["time_from_description"];
   const double mape = t["mape_pct"].get<double>();
-  const int within = static_cast<int>(t["within_25pct"].get<double>());
   REQUIRE(t["worst_case"] == "vector_copy n=1<<24 width=4");  // predicted about 2x the 20 us measured
-  double worst_error = 0;
-  for (const auto& c : report["cases"])
-    if (c["case"] == t["worst_case"]) worst_error = c["described"]["error_pct"].get<double>();
-  CHECK(worst_error > 25);
-  // A record of the run, as this tree's model gives it (rounded as a record is: 0.1).
-  auto arch = [&](double record_mape, const std::string& worst, const std::string& run) {
-    std::ofstream(dir / "mine.yaml") << fmt::format(
-        "extends: h100\nname: mine\naccuracy:\n  run: {}\n  time_mape: {:.1f}\n  cases: 2\n  within_25pct: {}\n"
-        "  worst: \"{}\"\n",
-        run, record_mape, within, worst);
+  std::vector<double> errors;
+  for (const auto& c : report["cases"]) errors.push_back(c["described"]["error_pct"].get<double>());
+  REQUIRE(errors.size() == 2);
+  const double low = std::min(errors[0], errors[1]), high = std::max(errors[0], errors[1]);
+  CHECK(high > 25);
+  auto check = [&](const std::string& record) {
+    std::ofstream(dir / "mine.yaml") << "extends: h100\nname: mine\n" << record;
     return memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --arch {}/mine.yaml --check-record",
                                results, dir.string(), dir.string()));
   };
-  const std::string worst = fmt::format("vector_copy n=1<<24 width=4: {:+.1f}%", worst_error);
-  Result ok = arch(mape, worst, "some/where/run");  // the folder's name is what names the run
+  // A record that is wrong everywhere: each key is named, then the record the run gives, to paste in its place.
+  std::string wrong =
+      "accuracy:\n  run: some/where/run\n  time_mape: 0\n  cases: 3\n  within_25pct: 2\n  worst: x\n  by_bound:\n";
+  for (const char* b : {"dram", "l2", "l1", "shared", "constant", "issue", "blocks", "latency"})
+    wrong += fmt::format("    {}: \"0 cases\"\n", b);
+  Result off = check(wrong);
+  CHECK(off.rc == 1);
+  for (const std::string key : {"time_mape", "cases", "within_25pct", "worst", "by_bound.dram"})
+    CHECK(off.err.find("  accuracy." + key + ": ") != std::string::npos);
+  CHECK(off.err.find("  accuracy.by_bound.l2: ") == std::string::npos);  // no case is L2-bound: "0 cases" holds
+  const std::string given = "the record this run gives:\n";
+  REQUIRE(off.err.find(given) != std::string::npos);
+  const std::string record = off.err.substr(off.err.find(given) + given.size());
+  // The run's numbers, rounded as a record is (0.1); the folder's name is what names the run.
+  CHECK(
+      record.starts_with(fmt::format("accuracy:\n  run: some/where/run\n  time_mape: {:.1f}\n  cases: 2\n"
+                                     "  within_25pct: 0\n  worst: \"vector_copy n=1<<24 width=4: {:+.1f}%\"\n",
+                                     mape, high)));
+  CHECK(record.find(fmt::format("    dram: \"2 cases, MAPE {:.1f}%, from {:+.1f}% to {:+.1f}%\"\n", mape, low, high)) !=
+        std::string::npos);
+  CHECK(record.find("    shared: \"0 cases\"\n") != std::string::npos);
+  Result ok = check(record);
   CHECK(ok.rc == 0);
   CHECK(ok.err.find("accuracy record of mine (" + (dir / "mine.yaml").string() + "): matches this run") !=
         std::string::npos);
-  Result off = arch(mape + 0.1, worst, "run");
-  CHECK(off.rc == 1);
-  CHECK(off.err.find(fmt::format("  accuracy.time_mape: {:g} on record, {:.1f} from this run",
-                                 std::round((mape + 0.1) * 10) / 10, mape)) != std::string::npos);
-  Result other_worst = arch(mape, "vector_copy n=1<<23 width=4: +1.0%", "run");
-  CHECK(other_worst.rc == 1);
-  CHECK(other_worst.err.find("  accuracy.worst: \"vector_copy n=1<<23 width=4: +1.0%\" on record, \"" + worst +
-                             "\" from this run") != std::string::npos);
-  Result elsewhere = arch(mape, worst, "validate/results/h100-2026-11-24d");
-  CHECK(elsewhere.rc == 1);
-  CHECK(elsewhere.err.find("names validate/results/h100-2026-11-24d, not this run") != std::string::npos);
+  // One number off by the record's rounding is a difference.
+  std::string nudged = record;
+  const std::string mape_line = fmt::format("  time_mape: {:.1f}\n", mape);
+  nudged.replace(nudged.find(mape_line), mape_line.size(), fmt::format("  time_mape: {:.1f}\n", mape + 0.1));
+  Result near = check(nudged);
+  CHECK(near.rc == 1);
+  CHECK(near.err.find(fmt::format("  accuracy.time_mape: {:g} on record, {:.1f} from this run\n",
+                                  std::round((mape + 0.1) * 10) / 10, mape)) != std::string::npos);
+  std::string elsewhere = record;
+  elsewhere.replace(elsewhere.find("some/where/run"), 14, "validate/results/h100-2026-11-24d");
+  Result other = check(elsewhere);
+  CHECK(other.rc == 1);
+  CHECK(other.err.find("names validate/results/h100-2026-11-24d, not this run") != std::string::npos);
   // Without --check-record a record that differs is only reported.
+  std::ofstream(dir / "mine.yaml") << "extends: h100\nname: mine\n" << nudged;
   CHECK(memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --arch {}/mine.yaml", results,
                             dir.string(), dir.string()))
             .rc == 0);

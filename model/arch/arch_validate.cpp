@@ -256,6 +256,9 @@ void check_accuracy(const Arch& a, const Checker& c) {
   c.require(r.within_25pct <= r.cases, {"accuracy.within_25pct", "accuracy.cases"},
             "accuracy.within_25pct cannot exceed accuracy.cases");
   c.require(!r.worst.empty(), "accuracy.worst", "must name the worst case and its error (\"name: -22.6%\")");
+  for (std::size_t b = 0; b < r.by_bound.size(); ++b)
+    c.require(!r.by_bound[b].empty(), fmt::format("accuracy.by_bound.{}", AccuracyRecord::kBoundNames[b]),
+              "must give the run's cases bound there (\"19 cases, MAPE 8.4%, from -19.6% to +12.9%\"; \"0 cases\")");
 }
 
 }  // namespace

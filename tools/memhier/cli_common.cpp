@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <omp.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -46,6 +47,12 @@ std::uint64_t parse_bytes_flag(const std::string& flag, const std::string& text)
   }
 }
 
+std::string yaml_quoted(const std::string& value) {
+  YAML::Emitter out;
+  out << YAML::DoubleQuoted << value;
+  return out.c_str();
+}
+
 std::string record_text(const AccuracyRecord& r) {
   return fmt::format("kernel time MAPE {:.1f}% over the {} suite cases of {}, {} within 25%, worst {}", r.time_mape_pct,
                      r.cases, r.run, r.within_25pct, r.worst);
@@ -63,11 +70,27 @@ std::string error_on_record(const Arch& arch) {
       arch.name, arch.source_file.empty() ? "its file" : arch.source_file);
 }
 
+std::string error_on_record_bound(const Arch& arch, const std::string& bound) {
+  const AccuracyRecord& r = arch.accuracy;
+  if (r.run.empty() || r.measured_on != arch.name) return {};
+  for (std::size_t b = 0; b < r.by_bound.size(); ++b)
+    if (bound == AccuracyRecord::kBoundNames[b])
+      return fmt::format("of them bound by {}, as this kernel is: {}", bound, r.by_bound[b]);
+  return {};
+}
+
 nlohmann::json record_json(const Arch& arch) {
   const AccuracyRecord& r = arch.accuracy;
   if (r.run.empty()) return nullptr;
-  return {{"measured_on", r.measured_on},   {"run", r.run},    {"time_mape_pct", r.time_mape_pct}, {"cases", r.cases},
-          {"within_25pct", r.within_25pct}, {"worst", r.worst}};
+  nlohmann::json by_bound = nlohmann::json::object();
+  for (std::size_t b = 0; b < r.by_bound.size(); ++b) by_bound[AccuracyRecord::kBoundNames[b]] = r.by_bound[b];
+  return {{"measured_on", r.measured_on},
+          {"run", r.run},
+          {"time_mape_pct", r.time_mape_pct},
+          {"cases", r.cases},
+          {"within_25pct", r.within_25pct},
+          {"worst", r.worst},
+          {"by_bound", by_bound}};
 }
 
 }  // namespace memhier::cli

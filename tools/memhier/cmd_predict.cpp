@@ -116,7 +116,10 @@ void print_detail(const Row& r) {
                            units::format_bandwidth(r.p.dram_bandwidth));
   if (const std::string res = residency_line(r.arch, r.sim.residency); !res.empty())
     std::cout << "  L2 residency: " << res << "\n";
-  std::cout << "  error on record: " << error_on_record(r.arch) << "\n\n";
+  std::cout << "  error on record: " << error_on_record(r.arch) << "\n";
+  if (const std::string b = error_on_record_bound(r.arch, r.p.bound); !b.empty())
+    std::cout << "                   " << b << "\n";
+  std::cout << "\n";
   Table t({"resource", "time", "share", "from"});
   for (const TimeTerm& term : r.p.terms)
     t.add({term.name, units::format_duration(term.seconds),

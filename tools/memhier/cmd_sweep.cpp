@@ -5,7 +5,6 @@
 // distinct memory configurations are simulated in parallel (OpenMP).
 #include <fmt/format.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <atomic>
@@ -111,14 +110,6 @@ Arch base_arch(const std::string& base, const std::map<std::string, std::string>
     if (values.count("arch") == 0U) throw;
     throw UsageError(fmt::format("memhier sweep: --vary arch={}: {}", base, e.message()));
   }
-}
-
-// A value as one YAML scalar, whatever it holds ("8 # x", a newline, "{a: 1}"): it reaches the arch's key as given, so
-// a value that is not one is refused at that key instead of changing what the file says.
-std::string yaml_quoted(const std::string& value) {
-  YAML::Emitter out;
-  out << YAML::DoubleQuoted << value;
-  return out.c_str();
 }
 
 Arch point_arch(const std::string& base, std::map<std::string, std::string> values) {

@@ -184,6 +184,8 @@ int run_validate(const std::vector<std::string>& args) {
       std::cerr << fmt::format("accuracy record of {} ({}): differs from this run; update it there:\n", arch.name,
                                record_file);
       for (const std::string& d : *differences) std::cerr << "  " << d << "\n";
+      if (const auto now = record_of_run(arch.accuracy.run, report))
+        std::cerr << "the record this run gives:\n" << record_yaml(*now);
       if (check_record) rc = kExitCheckFailed;
     }
   } else if (check_record) {

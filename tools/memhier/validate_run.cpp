@@ -11,6 +11,7 @@
 #include <regex>
 #include <string_view>
 
+#include "cli_common.h"
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/timing.h"
@@ -348,6 +349,49 @@ std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const
   return worse;
 }
 
+std::optional<AccuracyRecord> record_of_run(const std::string& run, const nlohmann::json& report) {
+  const nlohmann::json& t = report.at("summary").value("time_from_description", nlohmann::json::object());
+  if (!t.contains("mape_pct")) return std::nullopt;
+  AccuracyRecord r;
+  r.run = run;
+  r.time_mape_pct = std::round(t["mape_pct"].get<double>() * 10) / 10;  // a record's rounding: 0.1
+  r.cases = t.value("cases", 0);
+  r.within_25pct = static_cast<int>(std::lround(t.value("within_25pct", 0.0)));
+  const std::string worst = t.value("worst_case", std::string());
+  std::array<std::vector<double>, AccuracyRecord::kBoundNames.size()> errors;
+  for (const nlohmann::json& c : report.at("cases")) {
+    if (!c.contains("described") || !c["described"].contains("error_pct")) continue;
+    const double e = c["described"]["error_pct"].get<double>();
+    if (c.value("case", std::string()) == worst) r.worst = fmt::format("{}: {:+.1f}%", worst, e);
+    const std::string bound = c["described"].value("bound", std::string());
+    for (std::size_t b = 0; b < errors.size(); ++b)
+      if (bound == AccuracyRecord::kBoundNames[b]) errors[b].push_back(e);
+  }
+  for (std::size_t b = 0; b < errors.size(); ++b) {
+    const std::vector<double>& v = errors[b];
+    if (v.empty()) {
+      r.by_bound[b] = "0 cases";
+      continue;
+    }
+    double sum = 0;
+    for (const double e : v) sum += std::abs(e);
+    r.by_bound[b] = fmt::format("{} case{}, MAPE {:.1f}%, from {:+.1f}% to {:+.1f}%", v.size(),
+                                v.size() == 1 ? "" : "s", sum / static_cast<double>(v.size()),
+                                *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
+  }
+  return r;
+}
+
+std::string record_yaml(const AccuracyRecord& r) {
+  std::string out =
+      fmt::format("accuracy:\n  run: {}\n  time_mape: {:.1f}\n  cases: {}\n  within_25pct: {}\n  worst: {}\n", r.run,
+                  r.time_mape_pct, r.cases, r.within_25pct, yaml_quoted(r.worst));
+  out += "  by_bound:\n";
+  for (std::size_t b = 0; b < r.by_bound.size(); ++b)
+    out += fmt::format("    {}: {}\n", AccuracyRecord::kBoundNames[b], yaml_quoted(r.by_bound[b]));
+  return out;
+}
+
 std::optional<std::vector<std::string>> record_differences(const Arch& arch, const fs::path& results_dir,
                                                            const nlohmann::json& report) {
   const AccuracyRecord& r = arch.accuracy;
@@ -362,27 +406,26 @@ std::optional<std::vector<std::string>> record_differences(const Arch& arch, con
   if (named.empty()) named = fs::path(r.run).lexically_normal().parent_path().filename().string();
   if (named != folder(results_dir)) return std::nullopt;
   std::vector<std::string> out;
-  const nlohmann::json& t = report.at("summary").value("time_from_description", nlohmann::json::object());
-  if (!t.contains("mape_pct")) {
+  const std::optional<AccuracyRecord> now = record_of_run(r.run, report);
+  if (!now) {
     out.emplace_back("this run predicted no case from its description: it gives no time error");
     return out;
   }
-  const double mape = t["mape_pct"].get<double>();
   // The record is rounded to 0.1: a model change that moves the MAPE by less keeps it true.
-  if (std::abs(mape - r.time_mape_pct) > 0.05 + 1e-9)
-    out.push_back(fmt::format("accuracy.time_mape: {:g} on record, {:.1f} from this run", r.time_mape_pct, mape));
-  const auto cases = t.value("cases", 0);
-  if (cases != r.cases) out.push_back(fmt::format("accuracy.cases: {} on record, {} in this run", r.cases, cases));
-  const auto within = static_cast<int>(std::lround(t.value("within_25pct", 0.0)));
-  if (within != r.within_25pct)
-    out.push_back(fmt::format("accuracy.within_25pct: {} on record, {} from this run", r.within_25pct, within));
-  std::string worst;
-  const std::string name = t.value("worst_case", std::string());
-  for (const nlohmann::json& c : report.at("cases"))
-    if (c.value("case", std::string()) == name && c.contains("described") && c["described"].contains("error_pct"))
-      worst = fmt::format("{}: {:+.1f}%", name, c["described"]["error_pct"].get<double>());
-  if (worst != r.worst)
-    out.push_back(fmt::format(R"(accuracy.worst: "{}" on record, "{}" from this run)", r.worst, worst));
+  if (std::abs(now->time_mape_pct - r.time_mape_pct) > 1e-9)
+    out.push_back(
+        fmt::format("accuracy.time_mape: {:g} on record, {:.1f} from this run", r.time_mape_pct, now->time_mape_pct));
+  if (now->cases != r.cases)
+    out.push_back(fmt::format("accuracy.cases: {} on record, {} in this run", r.cases, now->cases));
+  if (now->within_25pct != r.within_25pct)
+    out.push_back(
+        fmt::format("accuracy.within_25pct: {} on record, {} from this run", r.within_25pct, now->within_25pct));
+  if (now->worst != r.worst)
+    out.push_back(fmt::format(R"(accuracy.worst: "{}" on record, "{}" from this run)", r.worst, now->worst));
+  for (std::size_t b = 0; b < r.by_bound.size(); ++b)
+    if (now->by_bound[b] != r.by_bound[b])
+      out.push_back(fmt::format(R"(accuracy.by_bound.{}: "{}" on record, "{}" from this run)",
+                                AccuracyRecord::kBoundNames[b], r.by_bound[b], now->by_bound[b]));
   return out;
 }
 

@@ -54,6 +54,11 @@ nlohmann::json read_baseline(const std::filesystem::path& file);
 // Compares `report`'s summary with a baseline summary; returns the regressions (empty: no metric got worse).
 std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const nlohmann::json& baseline);
 
+// The accuracy record this run's report gives (rounded as a record is), naming `run`; nullopt where no case was
+// predicted from its description.
+std::optional<AccuracyRecord> record_of_run(const std::string& run, const nlohmann::json& report);
+// A record as an arch file's `accuracy:` block, for --check-record to offer where the file's differs.
+std::string record_yaml(const AccuracyRecord& r);
 // `arch`'s accuracy record (AccuracyRecord) against this run's report, where the record names the run (`results_dir`
 // is the folder its `accuracy.run` names, compared by folder name): what differs, one line a key (empty: the record
 // says what the run gives, to its rounding: 0.1 point of MAPE, 0.1% of the worst error). nullopt where the record
