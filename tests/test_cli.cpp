@@ -997,6 +997,7 @@ TEST_CASE("8.4c validate --check-record holds an arch's accuracy record to the r
                                     results, dir.string()));
   CHECK(none.rc == 1);
   CHECK(none.err.find("--check-record: b200 has no accuracy record of its own") != std::string::npos);
+  CHECK(none.err.find("the record this run gives:\naccuracy:\n  run: " + results + "\n") != std::string::npos);
   CHECK(memhier(fmt::format("validate --results {} --out {}/r --force --no-plots --check-record --only x", results,
                             dir.string()))
             .rc == 2);

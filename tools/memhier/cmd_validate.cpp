@@ -195,6 +195,10 @@ int run_validate(const std::vector<std::string>& args) {
                       : fmt::format("memhier validate: --check-record: the accuracy record of {} ({}) names {}, not "
                                     "this run\n",
                                     arch.name, record_file, arch.accuracy.run));
+    // What a record of this run would say, for a GPU's file that has none yet or should name this run instead.
+    std::string run = dir.lexically_normal().string();
+    if (run.size() > 1 && run.ends_with('/')) run.pop_back();
+    if (const auto now = record_of_run(run, report)) std::cerr << "the record this run gives:\n" << record_yaml(*now);
     rc = kExitCheckFailed;
   }
   if (max_mape) {
