@@ -713,6 +713,16 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
   Result list = memhier("archs list");
   REQUIRE(list.rc == 0);
   CHECK(list.out.find("7.7% (46 cases)") != std::string::npos);
+  // sweep notes each architecture's, a changed key making a what-if of it.
+  Result swept = memhier(fmt::format("sweep {}/vector_copy.yaml --vary arch=h100,b200 --set n=65536 --csv", kExamples));
+  REQUIRE(swept.rc == 0);
+  CHECK(swept.err.find("note: h100: error on record: kernel time MAPE 7.7%") != std::string::npos);
+  CHECK(swept.err.find("note: b200: error on record: none for b200") != std::string::npos);
+  Result sized =
+      memhier(fmt::format("sweep {}/vector_copy.yaml --vary l2.size=25MiB,100MiB --set n=65536 --csv", kExamples));
+  REQUIRE(sized.rc == 0);
+  CHECK(sized.err.find("note: h100-sweep: error on record: none for h100-sweep, a variant of h100") !=
+        std::string::npos);
   // sweep refuses to vary the record: it is not a parameter of the GPU.
   Result sweep = memhier(fmt::format("sweep {}/vector_copy.yaml --vary accuracy.time_mape=1,2", kExamples));
   CHECK(sweep.rc == 2);

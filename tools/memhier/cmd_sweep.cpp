@@ -297,6 +297,11 @@ int run_sweep(const std::vector<std::string>& args) {
   for (const std::vector<std::string>& n : notes)
     for (const std::string& note : n)
       if (shown.insert(note).second) std::cerr << "note: " << note << "\n";
+  // Each architecture's error on record, as predict gives it: a point that changes an arch key is a what-if of it.
+  for (const Point& p : points)
+    if (const std::string note = fmt::format("{}: error on record: {}", p.arch.name, error_on_record(p.arch));
+        shown.insert(note).second)
+      std::cerr << "note: " << note << "\n";
 
   std::vector<std::string> keys;
   keys.reserve(axes.size());
