@@ -90,6 +90,13 @@ TEST_CASE("2.6 an accuracy record belongs to the GPU whose file sets it; a what-
       load_arch_string("extends: h100\nname: h100-2xl2\nl2:\n  size: 100MiB\n  slices: 160\n", "w.yaml");
   CHECK(whatif.accuracy.run == h100.accuracy.run);
   CHECK(whatif.accuracy.measured_on == "h100");  // not "h100-2xl2": nobody measured the what-if
+  CHECK(own_accuracy_record(h100));
+  CHECK(own_accuracy_record(h200));
+  CHECK_FALSE(own_accuracy_record(whatif));
+  // By file, not by name: a what-if that keeps its base's name is not the GPU that was measured either.
+  const Arch same_name = load_arch_string("extends: h100\nname: h100\nclocks:\n  sm: 1500MHz\n", "slow.yaml");
+  CHECK(same_name.accuracy.run == h100.accuracy.run);
+  CHECK_FALSE(own_accuracy_record(same_name));
   CHECK(load_arch("b200").accuracy.run.empty());
   CHECK(load_arch("b200").accuracy.measured_on.empty());
 }

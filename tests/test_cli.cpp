@@ -695,6 +695,10 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
   REQUIRE(whatif.rc == 0);
   CHECK(whatif.out.find("  error on record: none for h100-2xl2, a variant of h100 (h100's, on the unchanged GPU: "
                         "kernel time MAPE 7.7%") != std::string::npos);
+  std::ofstream(dir / "slow.yaml") << "extends: h100\nname: h100\nclocks:\n  sm: 1500MHz\n";
+  Result renamed = memhier(copy + (dir / "slow.yaml").string());
+  REQUIRE(renamed.rc == 0);
+  CHECK(renamed.out.find("  error on record: none for h100, a variant of h100") != std::string::npos);
   // CSV: a column of the arch's own MAPE, empty for none and for the what-if; each arch's line on stderr.
   Result csv = memhier(copy + "h100,b200," + (dir / "h100-2xl2.yaml").string() + " --csv");
   REQUIRE(csv.rc == 0);

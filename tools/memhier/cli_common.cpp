@@ -60,7 +60,7 @@ std::string record_text(const AccuracyRecord& r) {
 
 std::string error_on_record(const Arch& arch) {
   const AccuracyRecord& r = arch.accuracy;
-  if (!r.run.empty() && r.measured_on == arch.name) return record_text(r);
+  if (own_accuracy_record(arch)) return record_text(r);
   if (!r.run.empty())
     return fmt::format("none for {}, a variant of {} ({}'s, on the unchanged GPU: {})", arch.name, r.measured_on,
                        r.measured_on, record_text(r));
@@ -72,7 +72,7 @@ std::string error_on_record(const Arch& arch) {
 
 std::string error_on_record_bound(const Arch& arch, const std::string& bound) {
   const AccuracyRecord& r = arch.accuracy;
-  if (r.run.empty() || r.measured_on != arch.name) return {};
+  if (!own_accuracy_record(arch)) return {};
   for (std::size_t b = 0; b < r.by_bound.size(); ++b)
     if (bound == AccuracyRecord::kBoundNames[b])
       return fmt::format("of them bound by {}, as this kernel is: {}", bound, r.by_bound[b]);

@@ -21,7 +21,7 @@ int list(bool json) {
   Table table({"name", "gpu", "cc", "SMs", "SM clock", "L2", "DRAM", "DRAM effective", "time error", "file"});
   for (const auto& path : list_arch_files()) {
     Arch a = load_arch_file(path);
-    const bool own = !a.accuracy.run.empty() && a.accuracy.measured_on == a.name;
+    const bool own = own_accuracy_record(a);
     out.push_back(
         {{"name", a.name}, {"full_name", a.full_name}, {"file", path.string()}, {"error_on_record", record_json(a)}});
     table.add({a.name, a.full_name, format_arch_field(a, *find_arch_field("compute_capability")),

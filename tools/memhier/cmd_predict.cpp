@@ -246,8 +246,7 @@ int run_predict(const std::vector<std::string>& args) {
                  "time_mape_on_record\n";
     for (const Row& r : rows) {
       const AccuracyRecord& a = r.arch.accuracy;
-      const std::string mape =
-          !a.run.empty() && a.measured_on == r.arch.name ? fmt::format("{:g}", a.time_mape_pct) : std::string();
+      const std::string mape = own_accuracy_record(r.arch) ? fmt::format("{:g}", a.time_mape_pct) : std::string();
       std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{},{}\n", csv_field(r.p.kernel),
                                csv_field(r.arch.name), r.p.seconds, r.p.bound, r.p.dram_bandwidth,
                                r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.launch_index, mape);

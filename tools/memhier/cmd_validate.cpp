@@ -189,7 +189,7 @@ int run_validate(const std::vector<std::string>& args) {
       if (check_record) rc = kExitCheckFailed;
     }
   } else if (check_record) {
-    std::cerr << (arch.accuracy.run.empty() || arch.accuracy.measured_on != arch.name
+    std::cerr << (!own_accuracy_record(arch)
                       ? fmt::format("memhier validate: --check-record: {} has no accuracy record of its own ({})\n",
                                     arch.name, arch.source_file)
                       : fmt::format("memhier validate: --check-record: the accuracy record of {} ({}) names {}, not "

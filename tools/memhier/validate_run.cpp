@@ -395,7 +395,7 @@ std::string record_yaml(const AccuracyRecord& r) {
 std::optional<std::vector<std::string>> record_differences(const Arch& arch, const fs::path& results_dir,
                                                            const nlohmann::json& report) {
   const AccuracyRecord& r = arch.accuracy;
-  if (r.run.empty() || r.measured_on != arch.name) return std::nullopt;  // none, or a what-if's inherited one
+  if (!own_accuracy_record(arch)) return std::nullopt;  // none, or a what-if's inherited one
   // The folder's own name, whatever path reaches it ("results/x/", "./x", an absolute one).
   auto folder = [](const fs::path& p) {
     std::error_code ec;

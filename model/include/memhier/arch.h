@@ -123,8 +123,8 @@ struct DramSpec {
 // The model's measured error on this GPU: a committed suite run (`validate/results/`) re-predicted with the current
 // model, kernel time from the descriptions. `memhier validate --check-record` fails when the record no longer says
 // what the run gives (a CI test runs it for every shipped record). A file sets all of its keys or none; a what-if that
-// extends a file inherits the record with `measured_on` still naming that file's GPU, so its output can say the error
-// was measured on the unchanged GPU, not on the what-if.
+// extends a file inherits the record (own_accuracy_record() is false), `measured_on` still naming that file's GPU, so
+// its output can say the error was measured on the unchanged GPU, not on the what-if.
 struct AccuracyRecord {
   std::string run;           // the run's folder, from the repository root; empty: nothing on record
   double time_mape_pct = 0;  // mean absolute percentage error of the predicted times
@@ -162,5 +162,14 @@ struct Arch {
   std::string source_file;                           // empty when built in code
   std::map<std::string, SourceLocation> key_origin;  // where each key's value was set (for errors)
 };
+
+// Whether `arch`'s accuracy record is its own: set by the file it was loaded from (or in code), not inherited from a
+// file it extends, whose GPU the record measured. By file, not by name: a what-if that keeps its base's name is still
+// not the GPU that was measured.
+inline bool own_accuracy_record(const Arch& arch) {
+  if (arch.accuracy.run.empty()) return false;
+  const auto it = arch.key_origin.find("accuracy.run");
+  return it == arch.key_origin.end() || it->second.file == arch.source_file;
+}
 
 }  // namespace memhier
