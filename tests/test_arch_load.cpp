@@ -97,6 +97,17 @@ TEST_CASE("2.6 an accuracy record belongs to the GPU whose file sets it; a what-
   const Arch same_name = load_arch_string("extends: h100\nname: h100\nclocks:\n  sm: 1500MHz\n", "slow.yaml");
   CHECK(same_name.accuracy.run == h100.accuracy.run);
   CHECK_FALSE(own_accuracy_record(same_name));
+  // Each accuracy.by_bound key sets the entry of its name in AccuracyRecord::kBoundNames (the schema lists them one by
+  // one).
+  for (std::size_t b = 0; b < AccuracyRecord::kBoundNames.size(); ++b) {
+    CAPTURE(b);
+    Arch a;
+    const ArchField* f = find_arch_field(std::string("accuracy.by_bound.") + AccuracyRecord::kBoundNames[b]);
+    REQUIRE(f != nullptr);
+    set_arch_field(a, *f, "marked");
+    for (std::size_t o = 0; o < a.accuracy.by_bound.size(); ++o)
+      CHECK((a.accuracy.by_bound[o] == "marked") == (o == b));
+  }
   CHECK(load_arch("b200").accuracy.run.empty());
   CHECK(load_arch("b200").accuracy.measured_on.empty());
 }

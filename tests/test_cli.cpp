@@ -714,6 +714,8 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
   CHECK(rows[0]["error_on_record"]["by_bound"]["l2"] == "4 cases, MAPE 17.8%, from -22.1% to +22.2%");
   CHECK(rows[1]["arch"] == "h100-2xl2");
   CHECK(rows[1]["error_on_record"]["measured_on"] == "h100");
+  CHECK(rows[0]["error_on_record"]["own"] == true);
+  CHECK(rows[1]["error_on_record"]["own"] == false);
   Result list = memhier("archs list");
   REQUIRE(list.rc == 0);
   CHECK(list.out.find("7.7% (46 cases)") != std::string::npos);

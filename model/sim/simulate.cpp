@@ -215,6 +215,11 @@ std::vector<CacheHostState> cache_host_state(const Arch& arch) {
        constant_cached ? static_cast<double>(arch.constant_cache.size / arch.constant_cache.line) * 8 * sms_held : 0}};
 }
 
+std::uint64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes) : 0;
+}
+
 std::optional<std::string> window_problem(const Arch& arch, const AccessPolicyWindow& w) {
   if (arch.l2.max_window_size == 0)
     return fmt::format("{} has no L2 access-policy windows (l2.max_window_size is 0B)", arch.name);
@@ -269,9 +274,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
   // Caches whose state this machine's memory cannot hold (cache_host_state()) are refused before they are built: a
   // 100 GiB L2 ended in std::bad_alloc or the out-of-memory killer, 4 GiB L1s or constant caches in the latter, 1 TiB
   // constant caches in a segmentation fault (their 32-bit set counts overflowed).
-  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
-  const std::uint64_t host_bytes =
-      pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes) : 0;
+  const std::uint64_t host_bytes = host_memory_bytes();
   using HostState = CacheHostState;
   const std::vector<HostState> host_state = cache_host_state(arch);
   auto too_large = [](const HostState& h) {

@@ -84,7 +84,8 @@ nlohmann::json record_json(const Arch& arch) {
   if (r.run.empty()) return nullptr;
   nlohmann::json by_bound = nlohmann::json::object();
   for (std::size_t b = 0; b < r.by_bound.size(); ++b) by_bound[AccuracyRecord::kBoundNames[b]] = r.by_bound[b];
-  return {{"measured_on", r.measured_on},
+  return {{"own", own_accuracy_record(arch)},
+          {"measured_on", r.measured_on},
           {"run", r.run},
           {"time_mape_pct", r.time_mape_pct},
           {"cases", r.cases},

@@ -59,7 +59,8 @@ std::string error_on_record(const Arch& arch);
 // For a prediction bound by `bound` (Prediction::bound) on `arch`, its own record's cases bound there: "of them bound
 // by dram, as this kernel is: 19 cases, MAPE 8.4%, from -19.6% to +12.9%"; empty without an own record.
 std::string error_on_record_bound(const Arch& arch, const std::string& bound);
-// The record as JSON: null where `arch` has none; an inherited one's measured_on names the GPU it was measured on.
+// The record as JSON: null where `arch` has none; "own" false for an inherited one (own_accuracy_record()), whose
+// measured_on names the GPU it was measured on.
 nlohmann::json record_json(const Arch& arch);
 
 }  // namespace memhier::cli

@@ -344,11 +344,12 @@ std::string host_state_note(const Arch& arch) {
       parts += fmt::format("{}{} {}", parts.empty() ? "" : "; ", c.what,
                            units::format_size(static_cast<std::uint64_t>(std::min(c.bytes, 1.8e19))));
   }
-  // Past the host's memory simulate() refuses the arch, with its own message.
-  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
-  const double host = pages > 0 && page_bytes > 0 ? static_cast<double>(pages) * static_cast<double>(page_bytes) : 0;
-  const bool refused = std::any_of(state.begin(), state.end(), [&](const CacheHostState& c) { return c.bytes > host; });
-  if (total < kLargeHostState || (host > 0 && refused)) return {};
+  // Past the host's memory simulate() refuses the arch, with its own message (its rule: a cache past
+  // host_memory_bytes()).
+  const auto host = static_cast<double>(host_memory_bytes());
+  const bool refused =
+      host > 0 && std::any_of(state.begin(), state.end(), [&](const CacheHostState& c) { return c.bytes > host; });
+  if (total < kLargeHostState || refused) return {};
   return fmt::format("{}'s caches take about {} of host memory to simulate ({}); building and simulating them is slow",
                      arch.name, units::format_size(static_cast<std::uint64_t>(std::min(total, 1.8e19))), parts);
 }

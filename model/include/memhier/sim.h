@@ -134,6 +134,9 @@ struct CacheHostState {
   double bytes;
 };
 std::vector<CacheHostState> cache_host_state(const Arch& arch);
+// This machine's physical memory in bytes (0 where the system does not say): simulate() refuses a cache whose state
+// (cache_host_state()) exceeds it.
+std::uint64_t host_memory_bytes();
 
 struct KernelSim {
   KernelLaunch launch;
