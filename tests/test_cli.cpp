@@ -927,13 +927,141 @@ TEST_CASE("8.4b validate refuses measurements it would misread, naming the file,
       {run(timing, once, replaced(ncu, "33,554,432", "-5")),
        ncu_file + "metric value '-5' is not a count of 0 or more"},
       {run(timing, once, replaced(ncu, "\"0\",", "\"99999999999\",")),
-       ncu_file + "launch ID 99999999999 is past the 1000000 launches a suite makes"},
+       ncu_file + "launch ID 99999999999 is past the 1000000 launches a profile holds"},
   };
   for (const auto& [result, message] : cases) {
     CAPTURE(message);
     CHECK(result.rc == 2);
     CHECK(result.err.find(message) != std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its trace, launch by launch") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("validate_ncu");
+  const std::string results = std::string(MEMHIER_TEST_TRACES_DIR) + "/../validate/results/";
+  // --ncu-metrics: gpu__time_duration.sum, then each counter's metric as the counter table names it.
+  Result metrics = memhier("validate --ncu-metrics");
+  REQUIRE(metrics.rc == 0);
+  CHECK(metrics.out.starts_with("gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,"));
+  CHECK(metrics.out.find("dram__bytes_write.sum") != std::string::npos);
+  // Two launches the H100 ran (the ninth suite run's ncu CSV: IDs 0 and 1, coalesced_copy n=2^24 and strided_copy
+  // n=2^22 stride 2), and traces of them made from their descriptions.
+  std::string csv;
+  {
+    std::ifstream in(results + "h100-2026-11-27-suite/suite/ncu_cold.csv");
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("\"ID\"") || line.starts_with("\"0\",") || line.starts_with("\"1\",")) csv += line + "\n";
+  }
+  std::ofstream(dir / "two.csv") << csv;
+  REQUIRE(memhier(fmt::format("trace gen {}/coalesced_copy.yaml --set 'n=1<<24' -o {}/a.mht", kExamples, dir.string()))
+              .rc == 0);
+  REQUIRE(memhier(fmt::format("trace gen {}/strided_copy.yaml --set 'n=1<<22' --set stride=2 -o {}/b.mht", kExamples,
+                              dir.string()))
+              .rc == 0);
+  const std::string traces = fmt::format("{0}/a.mht {0}/b.mht", dir.string());
+  Result r = memhier(fmt::format("validate --ncu {}/two.csv {} --arch h100 --json", dir.string(), traces));
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["launches"].size() == 2);
+  const auto& copy = j["launches"][0];
+  CHECK(copy["kernel"] == "unnamed>::coalesced_copy(const float *, float *, long long)");
+  CHECK(copy["measured_s"].get<double>() == doctest::Approx(55.680e-6).epsilon(1e-12));  // "55,680" ns
+  // The GPU time predicted: predict's time less launch.overhead (3.02 us, a launch queued behind others, as CUDA
+  // events see it) plus launch.gpu_overhead (2.13 us, the GPU's own part, which gpu__time_duration holds).
+  Result p = memhier(fmt::format("predict {}/a.mht --arch h100 --json", dir.string()));
+  REQUIRE(p.rc == 0);
+  const double predicted = nlohmann::json::parse(p.out)[0]["seconds"].get<double>() - 3.02e-6 + 2.13e-6;
+  CHECK(copy["predicted_s"].get<double>() == doctest::Approx(predicted).epsilon(1e-9));
+  CHECK(copy["error_pct"].get<double>() == doctest::Approx(100 * (predicted - 55.680e-6) / 55.680e-6).epsilon(1e-9));
+  // ncu's counts, read from the CSV: 2^24 floats loaded are 2^21 sectors, which the model gives too.
+  CHECK(copy["counters"]["global_ld_sectors"]["measured"] == 2097152.0);
+  CHECK(copy["counters"]["global_ld_sectors"]["predicted"] == 2097152.0);
+  CHECK(copy["counters"]["dram_read_bytes"]["measured"] == 67117824.0);
+  CHECK(j["launches"][1]["counters"]["global_ld_sectors"]["measured"] == 1048576.0);  // stride 2: twice the sectors
+  CHECK(j["summary"]["timed"] == 2);
+  const double mape =
+      (std::abs(copy["error_pct"].get<double>()) + std::abs(j["launches"][1]["error_pct"].get<double>())) / 2;
+  CHECK(j["summary"]["time"]["mape_pct"].get<double>() == doctest::Approx(mape));
+  CHECK(j["summary"]["counters"]["global_ld_sectors"]["measured"] == 3145728.0);
+  // The table; --max-mape above and below the MAPE (about 2%).
+  Result table = memhier(fmt::format("validate --ncu {}/two.csv {} --arch h100", dir.string(), traces));
+  CHECK(table.rc == 0);
+  CHECK(table.out.find("GPU time (gpu__time_duration): MAPE") != std::string::npos);
+  CHECK(table.out.find("counters 0 measured and 0 predicted") != std::string::npos);
+  CHECK(memhier(fmt::format("validate --ncu {}/two.csv {} --arch h100 --max-mape 10", dir.string(), traces)).rc == 0);
+  Result over = memhier(fmt::format("validate --ncu {}/two.csv {} --arch h100 --max-mape 0.5", dir.string(), traces));
+  CHECK(over.rc == 1);
+  CHECK(over.err.find("is above --max-mape 0.5%") != std::string::npos);
+  // A kernel name in any of the forms ncu and the tracer give it: namespaces (anonymous ones too), template
+  // arguments, a return type, parameters.
+  for (const std::string name :
+       {"void (anonymous namespace)::coalesced_copy<float, 4>(const float *, float *, long long)",
+        "void <unnamed>::coalesced_copy<void ns::f<int>(int)::[lambda(int) (instance 1)]>(long)",
+        // ncu's CSV writes "<unnamed>::" as "unnamed>::": a lone '>', here inside the template arguments (PyTorch's
+        // distribution kernels, validate/results/h100-2026-11-27-ncu-compare).
+        "void unnamed>::coalesced_copy<float, void unnamed>::helper<int>(int)>(const float *)", "coalesced_copy"}) {
+    std::string one =
+        "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+    one += fmt::format("\"0\",\"{}\",\"(65536, 1, 1)\",\"(256, 1, 1)\",\"gpu__time_duration.sum\",\"us\",\"55.68\"\n",
+                       name);
+    std::ofstream(dir / "one.csv") << one;
+    Result n = memhier(fmt::format("validate --ncu {0}/one.csv {0}/a.mht --arch h100 --json", dir.string()));
+    CAPTURE(name);
+    REQUIRE(n.rc == 0);
+    CHECK(nlohmann::json::parse(n.out)["launches"][0]["measured_s"].get<double>() ==
+          doctest::Approx(55.68e-6).epsilon(1e-12));  // microseconds read as such
+  }
+  // What it refuses, naming the file and line: launches that are not the same, counts in display units, a time in a
+  // unit that is none, a raw-page export, more launches on one side.
+  auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    return text;
+  };
+  const std::string first_line = (dir / "bad.csv").string() + ":";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {replaced(csv, "strided_copy", "strided_kopy"),
+       "ncu launch ID 1 is unnamed>::strided_kopy(const float *, float *, long long, int) (grid (16384, 1, 1), block "
+       "(256, 1, 1)) but launch 0 of"},
+      {replaced(csv, "\"(16384, 1, 1)\"", "\"(16385, 1, 1)\""), "is strided_copy (grid (16384, 1, 1)"},
+      {replaced(csv, "\"dram__bytes_read.sum\",\"byte\"", "\"dram__bytes_read.sum\",\"Mbyte\""),
+       "'dram__bytes_read.sum': unit 'Mbyte' is scaled for display"},
+      {replaced(csv, "\"gpu__time_duration.sum\",\"ns\"", "\"gpu__time_duration.sum\",\"cycle\""),
+       "'gpu__time_duration.sum': unit 'cycle' is not a time unit"},
+      {"\"ID\",\"Kernel Name\",\"Metric Name\"\n\"0\",\"coalesced_copy\",\"gpu__time_duration.sum\"\n",
+       ":1: an ncu CSV header with one of 'Metric Name' and 'Metric Value' but not the other"},
+      {replaced(csv, "\"55,680\"", "\"fast\""), "'gpu__time_duration.sum': metric value 'fast' is not a number"},
+  };
+  for (const auto& [text, message] : bad) {
+    std::ofstream(dir / "bad.csv") << text;
+    Result b = memhier(fmt::format("validate --ncu {}/bad.csv {} --arch h100", dir.string(), traces));
+    CAPTURE(message);
+    CHECK(b.rc == 2);
+    CHECK(b.err.find(message) != std::string::npos);
+    CHECK(b.err.find(first_line) != std::string::npos);
+  }
+  // The raw page (ncu --csv --page raw): a column per metric, the units in the row under the header, text values
+  // ("n/a") of other metrics skipped. The same launch and numbers as the details page above.
+  std::ofstream(dir / "raw.csv")
+      << "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"device__attribute_display_name\","
+         "\"dram__bytes_read.sum\",\"gpu__time_duration.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\"\n"
+         "\"\",\"\",\"\",\"\",\"\",\"byte\",\"ns\",\"sector\"\n"
+         "\"0\",\"coalesced_copy(const float *, float *, long long)\",\"(256, 1, 1)\",\"(65536, 1, 1)\",\"n/a\","
+         "\"67,117,824\",\"55,680\",\"2,097,152\"\n";
+  Result raw = memhier(fmt::format("validate --ncu {0}/raw.csv {0}/a.mht --arch h100 --json", dir.string()));
+  REQUIRE(raw.rc == 0);
+  const auto rj = nlohmann::json::parse(raw.out)["launches"][0];
+  CHECK(rj["measured_s"].get<double>() == doctest::Approx(55.680e-6).epsilon(1e-12));
+  CHECK(rj["predicted_s"].get<double>() == copy["predicted_s"].get<double>());
+  CHECK(rj["counters"]["dram_read_bytes"]["measured"] == 67117824.0);
+  CHECK(rj["counters"]["global_ld_sectors"]["measured"] == 2097152.0);
+  CHECK(rj["counters"].size() == 2);
+  Result fewer = memhier(fmt::format("validate --ncu {0}/two.csv {0}/a.mht --arch h100", dir.string()));
+  CHECK(fewer.rc == 2);
+  CHECK(fewer.err.find("two.csv: holds 2 profiled launches and the trace 1") != std::string::npos);
+  CHECK(memhier(fmt::format("validate --ncu {0}/two.csv {0}/a.mht", dir.string())).rc == 2);  // no --arch
   fs::remove_all(dir);
 }
 

@@ -173,6 +173,10 @@ constexpr std::array kFields{
             [](Arch& a) -> FieldRef { return &a.overlap_exponent; }},
   ArchField{"launch.idle_overhead", K::duration, true, "event-timed cost of an empty launch that finds the GPU idle",
             [](Arch& a) -> FieldRef { return &a.launch_idle_overhead_seconds; }},
+  ArchField{"launch.gpu_overhead", K::duration, false,
+            "GPU time of an empty one-block launch less its block, as ncu's gpu__time_duration measures it; absent: "
+            "validate --ncu compares with launch.overhead",
+            [](Arch& a) -> FieldRef { return &a.launch_gpu_overhead_seconds; }},
   ArchField{"launch.block_cycles", K::cycles, true, "SM cycles the block scheduler takes per block, per SM",
             [](Arch& a) -> FieldRef { return &a.block_launch_cycles; }},
   ArchField{"launch.warp_cycles", K::cycles, true, "SM cycles the block scheduler takes per warp of a block, per SM",

@@ -240,6 +240,8 @@ void check_dram(const Arch& a, const Checker& c) {
             "over 1ms is not a plausible launch overhead");
   c.require(a.launch_idle_overhead_seconds >= a.launch_overhead_seconds, {"launch.idle_overhead", "launch.overhead"},
             "launch.idle_overhead cannot be less than launch.overhead (an idle GPU adds submission latency)");
+  c.require(a.launch_gpu_overhead_seconds >= 0 && a.launch_gpu_overhead_seconds < 1e-3, "launch.gpu_overhead",
+            "must be 0 to 1ms");
   c.positive(a.block_launch_cycles, "launch.block_cycles");
   c.positive(a.warp_launch_cycles, "launch.warp_cycles");
   c.require(a.overlap_exponent >= 1, "timing.overlap_exponent", "must be at least 1 (1 adds the times up)");

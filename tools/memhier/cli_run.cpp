@@ -13,7 +13,9 @@
 #include "memhier/error.h"
 #include "memhier/kernel_desc.h"
 #include "memhier/mht.h"
+#include "memhier/suggest.h"
 #include "memhier/timing.h"
+#include "memhier/trace_io.h"
 #include "memhier/trace_json.h"
 #include "memhier/units.h"
 #include "name_regex.h"
@@ -352,6 +354,35 @@ std::string host_state_note(const Arch& arch) {
   if (total < kLargeHostState || refused) return {};
   return fmt::format("{}'s caches take about {} of host memory to simulate ({}); building and simulating them is slow",
                      arch.name, units::format_size(static_cast<std::uint64_t>(std::min(total, 1.8e19))), parts);
+}
+
+std::vector<std::vector<ParamOverride>> sets_by_trace(const std::vector<std::string>& traces,
+                                                      const std::vector<ParamOverride>& sets) {
+  std::vector<std::vector<ParamOverride>> out(traces.size());
+  if (traces.size() <= 1 || sets.empty()) {
+    std::fill(out.begin(), out.end(), sets);
+    return out;
+  }
+  std::vector<bool> taken(sets.size(), false);
+  std::vector<std::string> all;  // every parameter declared, for the suggestion
+  for (std::size_t t = 0; t < traces.size(); ++t) {
+    if (detect_trace_format(traces[t]) != TraceFormat::description) continue;
+    const std::vector<std::string> names = description_param_names(traces[t]);
+    all.insert(all.end(), names.begin(), names.end());
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      if (std::find(names.begin(), names.end(), sets[i].name) != names.end()) {
+        out[t].push_back(sets[i]);
+        taken[i] = true;
+      }
+  }
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    if (!taken[i]) {
+      const std::vector<std::string_view> candidates(all.begin(), all.end());
+      throw InputError({"--set " + sets[i].name}, sets[i].name,
+                       fmt::format("none of the {} traces is a kernel description with a parameter '{}'{}",
+                                   traces.size(), sets[i].name, did_you_mean(sets[i].name, candidates)));
+    }
+  return out;
 }
 
 }  // namespace memhier::cli

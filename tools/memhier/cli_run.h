@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "memhier/kernel_desc.h"
 #include "memhier/sim.h"
 #include "memhier/trace.h"
 
@@ -75,6 +76,12 @@ class ChainSource final : public TraceSource {
   std::size_t m_at = 0;
   std::vector<std::size_t> m_taken;  // the source of each launch given
 };
+
+// Each trace's share of --set (predict, validate --ncu). One trace takes them all (an error for a parameter it lacks,
+// as `simulate` gives); of several, each description takes those it declares and the others none, so one run can
+// compare kernels whose parameters differ. A --set that no trace declares is an error (a misspelt name).
+std::vector<std::vector<ParamOverride>> sets_by_trace(const std::vector<std::string>& traces,
+                                                      const std::vector<ParamOverride>& sets);
 
 // A line on stderr saying how far a simulation has come (SimOptions::progress), redrawn in place on a terminal:
 //   memhier: big.mht: launch 3/12 gemm: 8448/32768 blocks, 12.3 M warp instructions (5.10 M/s), 41%, 0:04, ~0:06 left

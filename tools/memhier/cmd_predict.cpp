@@ -76,38 +76,6 @@ nlohmann::json to_json(const Row& r) {
           {"counters", counters}};
 }
 
-// Each trace's share of --set. One trace takes them all (an error for a parameter it lacks, as `simulate` gives);
-// of several, each description takes those it declares and the others none, so one run can compare kernels whose
-// parameters differ. A --set that no trace declares is an error (a misspelt name).
-std::vector<std::vector<ParamOverride>> sets_by_trace(const std::vector<std::string>& traces,
-                                                      const std::vector<ParamOverride>& sets) {
-  std::vector<std::vector<ParamOverride>> out(traces.size());
-  if (traces.size() <= 1 || sets.empty()) {
-    std::fill(out.begin(), out.end(), sets);
-    return out;
-  }
-  std::vector<bool> taken(sets.size(), false);
-  std::vector<std::string> all;  // every parameter declared, for the suggestion
-  for (std::size_t t = 0; t < traces.size(); ++t) {
-    if (detect_trace_format(traces[t]) != TraceFormat::description) continue;
-    const std::vector<std::string> names = description_param_names(traces[t]);
-    all.insert(all.end(), names.begin(), names.end());
-    for (std::size_t i = 0; i < sets.size(); ++i)
-      if (std::find(names.begin(), names.end(), sets[i].name) != names.end()) {
-        out[t].push_back(sets[i]);
-        taken[i] = true;
-      }
-  }
-  for (std::size_t i = 0; i < sets.size(); ++i)
-    if (!taken[i]) {
-      const std::vector<std::string_view> candidates(all.begin(), all.end());
-      throw InputError({"--set " + sets[i].name}, sets[i].name,
-                       fmt::format("none of the {} traces is a kernel description with a parameter '{}'{}",
-                                   traces.size(), sets[i].name, did_you_mean(sets[i].name, candidates)));
-    }
-  return out;
-}
-
 void print_detail(const Row& r) {
   std::cout << fmt::format("{} on {} ({}): {}\n  {}\n", r.p.kernel, r.arch.name, r.arch.full_name,
                            units::format_duration(r.p.seconds), r.p.explanation);

@@ -18,6 +18,7 @@
 #include "name_regex.h"
 #include "table.h"
 #include "tracer_decode.h"
+#include "validate_ncu.h"
 #include "validate_report.h"
 #include "validate_run.h"
 
@@ -88,6 +89,10 @@ void print_table(const nlohmann::json& report) {
 }  // namespace
 
 int run_validate(const std::vector<std::string>& args) {
+  // Your own program against its ncu profile: a mode of its own (validate_ncu.cpp).
+  if (std::any_of(args.begin(), args.end(),
+                  [](const std::string& a) { return a == "--ncu" || a.starts_with("--ncu=") || a == "--ncu-metrics"; }))
+    return run_validate_ncu(args);
   po::options_description options("options");
   options.add_options()  //
       ("results", po::value<std::string>(),
@@ -108,8 +113,10 @@ int run_validate(const std::vector<std::string>& args) {
       ("no-plots", "skip the matplotlib plots")                                                        //
       ("json", "print the report JSON instead of the tables");
   po::variables_map vm;
-  if (!parse("validate", "--results DIR [--out DIR] [--max-mape PCT] [--baseline FILE] | --gpu --results DIR", args,
-             options, {}, vm))
+  if (!parse("validate",
+             "--results DIR [--out DIR] [--max-mape PCT] [--baseline FILE] | --gpu --results DIR | --ncu REPORT.csv "
+             "TRACE... --arch NAME (memhier validate --ncu --help)",
+             args, options, {}, vm))
     return kExitOk;
   if (vm.count("results") == 0U)
     throw UsageError("memhier validate: --results DIR is required (e.g. validate/results/h100-2026-11-22)");

@@ -154,6 +154,7 @@ struct Arch {
   DramSpec dram;
   double launch_overhead_seconds = 0;       // a launch queued behind running work (CUDA events, back to back)
   double launch_idle_overhead_seconds = 0;  // a launch that finds the GPU idle: submission latency included
+  double launch_gpu_overhead_seconds = 0;   // its time on the GPU (ncu's gpu__time_duration); 0: not measured
   double block_launch_cycles = 0;           // SM cycles the block scheduler spends per block, per SM
   double warp_launch_cycles = 0;            // SM cycles per warp of a block; the larger of the two sets the rate
   double overlap_exponent = 0;              // how imperfectly concurrent activities overlap (timing.overlap_exponent)
