@@ -1058,6 +1058,30 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
   CHECK(rj["counters"]["dram_read_bytes"]["measured"] == 67117824.0);
   CHECK(rj["counters"]["global_ld_sectors"]["measured"] == 2097152.0);
   CHECK(rj["counters"].size() == 2);
+  // ncu's own exports of one profile of transpose_naive n=4096 on the H100
+  // (validate/results/h100-2026-11-27-ncu-compare/ formats): the raw page printed live, and the raw and details pages
+  // imported from the report with base units, read the same; imported without --print-units base (its "Mbyte",
+  // "83.26"), refused, naming the line.
+  const std::string formats = results + "h100-2026-11-27-ncu-compare/formats/";
+  const std::string transpose = results + "h100-2026-11-27-ncu-compare/transpose_naive_n-4096.mht";
+  std::vector<nlohmann::json> read;
+  for (const char* page : {"raw_import_base", "details_import_base", "raw"}) {
+    Result e = memhier(fmt::format("validate --ncu {}{}.csv {} --arch h100 --json", formats, page, transpose));
+    CAPTURE(page);
+    REQUIRE(e.rc == 0);
+    read.push_back(nlohmann::json::parse(e.out)["launches"][0]);
+  }
+  CHECK(read[0]["measured_s"].get<double>() == doctest::Approx(320.192e-6).epsilon(1e-12));
+  CHECK(read[1]["measured_s"] == read[0]["measured_s"]);
+  CHECK(read[1]["counters"] == read[0]["counters"]);
+  CHECK(read[0]["counters"]["global_st_sectors"]["measured"] == 16777216.0);  // 2^24 floats stored a sector each
+  CHECK(read[2]["counters"].size() == read[0]["counters"].size());
+  for (const char* page : {"raw_import", "details_import"}) {
+    Result e = memhier(fmt::format("validate --ncu {}{}.csv {} --arch h100", formats, page, transpose));
+    CAPTURE(page);
+    CHECK(e.rc == 2);
+    CHECK(e.err.find("'dram__bytes_read.sum': unit 'Mbyte' is scaled for display") != std::string::npos);
+  }
   Result fewer = memhier(fmt::format("validate --ncu {0}/two.csv {0}/a.mht --arch h100", dir.string()));
   CHECK(fewer.rc == 2);
   CHECK(fewer.err.find("two.csv: holds 2 profiled launches and the trace 1") != std::string::npos);
