@@ -185,6 +185,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
                                   [](const TimeTerm& a, const TimeTerm& b) { return a.seconds < b.seconds; });
   p.bound = binding->name;
   p.seconds = p.launch_seconds + overlap(p.terms, arch.overlap_exponent);
+  p.gpu_seconds = p.seconds - p.launch_seconds +
+                  (arch.launch_gpu_overhead_seconds > 0 ? arch.launch_gpu_overhead_seconds : p.launch_seconds);
   p.dram_bandwidth = safe_div(dram_bytes, p.seconds);
   double throughput = 0;
   for (const TimeTerm& t : p.terms)

@@ -60,6 +60,7 @@ nlohmann::json to_json(const Row& r) {
           {"kernel", r.p.kernel},
           {"seconds", r.p.seconds},
           {"launch_seconds", r.p.launch_seconds},
+          {"gpu_seconds", r.p.gpu_seconds},
           {"bound", r.p.bound},
           {"explanation", r.p.explanation},
           {"terms", terms},
@@ -79,6 +80,9 @@ nlohmann::json to_json(const Row& r) {
 void print_detail(const Row& r) {
   std::cout << fmt::format("{} on {} ({}): {}\n  {}\n", r.p.kernel, r.arch.name, r.arch.full_name,
                            units::format_duration(r.p.seconds), r.p.explanation);
+  // What ncu shows (gpu__time_duration): the launch without the host's part.
+  if (r.arch.launch_gpu_overhead_seconds > 0)
+    std::cout << fmt::format("  on the GPU (ncu's gpu__time_duration): {}\n", units::format_duration(r.p.gpu_seconds));
   std::cout << fmt::format("  occupancy {} blocks/SM, {:.1f} warps/SM achieved on {} SMs; DRAM {} achieved\n",
                            r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.p.active_sms,
                            units::format_bandwidth(r.p.dram_bandwidth));
@@ -210,14 +214,15 @@ int run_predict(const std::vector<std::string>& args) {
     std::cout << json_text(j, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
     // time_mape_on_record: the arch's own accuracy record (empty where it has none of its own).
+    // gpu_seconds: the launch's time on the GPU, as ncu's gpu__time_duration gives it (Prediction::gpu_seconds).
     std::cout << "kernel,arch,seconds,bound,dram_bandwidth,blocks_per_sm,achieved_warps_per_sm,launch_index,"
-                 "time_mape_on_record\n";
+                 "time_mape_on_record,gpu_seconds\n";
     for (const Row& r : rows) {
       const AccuracyRecord& a = r.arch.accuracy;
       const std::string mape = own_accuracy_record(r.arch) ? fmt::format("{:g}", a.time_mape_pct) : std::string();
-      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{},{}\n", csv_field(r.p.kernel),
+      std::cout << fmt::format("{},{},{:.9g},{},{:.6g},{},{:.2f},{},{},{:.9g}\n", csv_field(r.p.kernel),
                                csv_field(r.arch.name), r.p.seconds, r.p.bound, r.p.dram_bandwidth,
-                               r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.launch_index, mape);
+                               r.sim.occupancy.blocks_per_sm, r.p.warps_per_sm, r.launch_index, mape, r.p.gpu_seconds);
     }
   } else if (rows.size() == 1) {
     print_detail(rows[0]);

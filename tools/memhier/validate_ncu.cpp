@@ -127,11 +127,8 @@ nlohmann::json compare_with_ncu(const Arch& arch, const std::vector<NcuLaunch>& 
     nlohmann::json row = {
         {"ncu_id", l.id},           {"kernel", l.kernel},          {"trace", r.trace},
         {"launch", r.launch_index}, {"bound", r.prediction.bound}, {"counters", nlohmann::json::object()}};
-    // GPU time: the prediction less the launch overhead of a queued launch (CUDA events), plus the GPU's own part of
-    // a launch (launch.gpu_overhead), which ncu's gpu__time_duration holds.
-    const bool own_overhead = arch.launch_gpu_overhead_seconds > 0;
-    const double predicted_s = r.prediction.seconds - r.prediction.launch_seconds +
-                               (own_overhead ? arch.launch_gpu_overhead_seconds : r.prediction.launch_seconds);
+    // GPU time (Prediction::gpu_seconds): less the host's part of a launch, which gpu__time_duration leaves out.
+    const double predicted_s = r.prediction.gpu_seconds;
     row["predicted_s"] = predicted_s;
     if (const auto t = l.metrics.find(kTimeMetric); t != l.metrics.end()) {
       const std::string& unit = l.units.at(kTimeMetric);
