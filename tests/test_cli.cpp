@@ -584,7 +584,8 @@ TEST_CASE("8.1b simulate and predict: --kernel and --launch choose launches, --p
   REQUIRE(p.rc == 0);
   CHECK(nlohmann::json::parse(p.out).size() == 1);
   CHECK(nlohmann::json::parse(p.out)[0]["launch_index"] == 1);
-  CHECK(memhier("predict " + two + " --launch 1 --csv").out.find(",1,7.7,") != std::string::npos);  // launch_index, h100's MAPE
+  CHECK(memhier("predict " + two + " --launch 1 --csv").out.find(",1,7.7,") !=
+        std::string::npos);                                             // launch_index, h100's MAPE
   CHECK(memhier("predict " + two).out.starts_with("launch  kernel "));  // a trace's launches numbered in the table
   // Of several traces, those whose launches the choice leaves out give no row; none taken anywhere is an error.
   const std::string pair =
@@ -1090,6 +1091,31 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
     CHECK(e.rc == 2);
     CHECK(e.err.find("'dram__bytes_read.sum': unit 'Mbyte' is scaled for display") != std::string::npos);
   }
+  // A PyTorch script captured and profiled on the H100 (the same folder): its 27 launches of 6 kernels, none ours, with
+  // ncu's global load and store request and sector counts reproduced exactly from the capture; --kernel picks the
+  // same launches from both (the reductions: ncu IDs 21, 24 and 26).
+  const std::string torch = results + "h100-2026-11-27-ncu-compare/torch_ops";
+  Result all = memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --json", torch));
+  REQUIRE(all.rc == 0);
+  const auto tj = nlohmann::json::parse(all.out);
+  CHECK(tj["launches"].size() == 27);
+  for (const char* counter : {"global_ld_requests", "global_ld_sectors", "global_st_requests", "global_st_sectors"}) {
+    CAPTURE(counter);
+    CHECK(tj["summary"]["counters"][counter]["measured"].get<double>() > 0);
+    CHECK(tj["summary"]["counters"][counter]["predicted"] == tj["summary"]["counters"][counter]["measured"]);
+  }
+  Result reduce =
+      memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --json --kernel '^reduce_kernel$'", torch));
+  REQUIRE(reduce.rc == 0);
+  const auto rl = nlohmann::json::parse(reduce.out)["launches"];
+  REQUIRE(rl.size() == 3);
+  CHECK(rl[0]["ncu_id"] == 21);
+  CHECK(rl[1]["ncu_id"] == 24);
+  CHECK(rl[2]["ncu_id"] == 26);
+  CHECK(rl[2]["launch"] == 26);
+  Result none = memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --kernel '^gemm'", torch));
+  CHECK(none.rc == 2);
+  CHECK(none.err.find("--kernel: '^gemm': takes none of the 27 launches of") != std::string::npos);
   Result fewer = memhier(fmt::format("validate --ncu {0}/two.csv {0}/a.mht --arch h100", dir.string()));
   CHECK(fewer.rc == 2);
   CHECK(fewer.err.find("two.csv: holds 2 profiled launches and the trace 1") != std::string::npos);

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string_view>
 
 #include "cli_common.h"
@@ -281,10 +282,21 @@ int run_validate_ncu(const std::vector<std::string>& args) {
       throw UsageError(fmt::format("memhier validate: --max-mape {}: expected a percentage of 0 or more", *max_mape));
   }
   const fs::path csv = vm["ncu"].as<std::string>();
+  const LaunchFilter filter = launch_filter("validate", vm);
+  // --kernel picks the profile's launches too, by the name the trace has (kernel_base_name()); --launch numbers the
+  // trace's launches only.
   std::vector<NcuLaunch> profiled;
-  for (NcuLaunch& l : read_ncu_csv(csv))
-    if (l.line != 0) profiled.push_back(std::move(l));
-  if (profiled.empty()) throw InputError({csv.string(), 0, 0, -1}, "", "holds no profiled launch");
+  std::size_t listed = 0;
+  for (NcuLaunch& l : read_ncu_csv(csv)) {
+    if (l.line == 0) continue;
+    ++listed;
+    if (!filter.name || std::regex_search(utf8_text(kernel_base_name(l.kernel)), *filter.name))
+      profiled.push_back(std::move(l));
+  }
+  if (listed == 0) throw InputError({csv.string(), 0, 0, -1}, "", "holds no profiled launch");
+  if (profiled.empty())
+    throw InputError({"--kernel"}, filter.name_text,
+                     fmt::format("takes none of the {} launches of {}", listed, csv.string()));
   const Arch arch = load_arch(vm["arch"].as<std::string>());
   if (const std::string note = host_state_note(arch); !note.empty()) std::cerr << "note: " << note << "\n";
   std::vector<ParamOverride> sets;
@@ -293,7 +305,6 @@ int run_validate_ncu(const std::vector<std::string>& args) {
   SimOptions opt;
   opt.threads = threads_flag("validate", vm["threads"].as<int>());
   opt.flush_between_launches = vm.count("keep-cache") == 0U;
-  const LaunchFilter filter = launch_filter("validate", vm);
   const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
   const std::vector<std::vector<ParamOverride>> trace_sets = sets_by_trace(traces, sets);
   std::vector<std::unique_ptr<TraceSource>> opened;
