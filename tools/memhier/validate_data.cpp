@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "memhier/error.h"
+#include "ncu_csv.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -75,122 +76,6 @@ std::vector<nlohmann::json> read_jsonl(const fs::path& file) {
   }
   return rows;
 }
-
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      out.push_back(std::exchange(cur, {}));
-    else
-      cur += c;
-  }
-  out.push_back(cur);
-  return out;
-}
-
-}  // namespace
-
-// ncu's CSV, launch by launch: the details page (a row per launch and metric: ID, Metric Name, Metric Unit, Metric
-// Value, as `ncu --csv --metrics LIST` prints it) or the raw page (a row per launch, a column per metric, the units in
-// the row below the header: `ncu --csv --page raw`). Lines before the header (ncu's own messages) are skipped.
-std::vector<NcuLaunch> read_ncu_csv(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) fail(file, 0, "cannot open");
-  std::vector<NcuLaunch> launches;
-  std::string line;
-  int id_col = -1, metric_col = -1, value_col = -1, unit_col = -1, name_col = -1, grid_col = -1, block_col = -1;
-  std::vector<std::string> header, wide_units;  // the raw page's column names and units
-  bool wide = false;
-  auto cell = [](const std::vector<std::string>& f, int col) {
-    return col >= 0 && static_cast<std::size_t>(col) < f.size() ? f[static_cast<std::size_t>(col)] : std::string();
-  };
-  // A count as ncu prints it ("67,117,824", "1,977,432,732.50"); nullopt for text ("n/a").
-  auto number = [](const std::string& text) -> std::optional<double> {
-    std::string v;
-    for (char c : text)
-      if (c != ',') v += c;
-    std::size_t used = 0;
-    try {
-      const double d = std::stod(v, &used);
-      if (used == v.size()) return d;
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
-  };
-  // One metric of launch `id`, from line `n`.
-  auto add = [&](std::size_t id, int n, const std::vector<std::string>& f, const std::string& metric,
-                 const std::string& text, const std::string& unit) {
-    const std::optional<double> value = number(text);
-    if (!value) fail(file, n, fmt::format("metric value '{}' is not a number", text), metric);
-    // A counter is a count of 0 or more; a launch ID past a million is no profile's (and would size the table by it).
-    if (!std::isfinite(*value) || *value < 0)
-      fail(file, n, fmt::format("metric value '{}' is not a count of 0 or more", text));
-    if (id >= launches.size()) launches.resize(id + 1);
-    NcuLaunch& l = launches[id];
-    if (l.line == 0) {
-      l.id = id;
-      l.line = n;
-      l.kernel = cell(f, name_col);
-      l.grid = cell(f, grid_col);
-      l.block = cell(f, block_col);
-    }
-    l.metrics[metric] = *value;
-    l.units[metric] = unit;
-    l.lines[metric] = n;
-  };
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (line.ends_with('\r')) line.pop_back();  // a CSV saved on Windows
-    const auto f = csv_fields(line);
-    if (id_col < 0) {
-      for (std::size_t i = 0; i < f.size(); ++i) {
-        const auto c = static_cast<int>(i);
-        if (f[i] == "ID") id_col = c;
-        if (f[i] == "Metric Name") metric_col = c;
-        if (f[i] == "Metric Value") value_col = c;
-        if (f[i] == "Metric Unit") unit_col = c;
-        if (f[i] == "Kernel Name") name_col = c;
-        if (f[i] == "Grid Size") grid_col = c;
-        if (f[i] == "Block Size") block_col = c;
-      }
-      if (id_col >= 0 && (metric_col < 0) != (value_col < 0))
-        fail(file, n, "an ncu CSV header with one of 'Metric Name' and 'Metric Value' but not the other");
-      wide = id_col >= 0 && metric_col < 0;
-      if (wide) header = f;
-      continue;
-    }
-    const std::string id_text = cell(f, id_col);
-    if (wide && id_text.empty() && wide_units.empty()) {  // the raw page's units, under the header
-      wide_units = f;
-      continue;
-    }
-    if (static_cast<int>(f.size()) <= std::max({id_col, metric_col, value_col})) continue;
-    std::size_t id = 0;
-    try {
-      std::size_t used = 0;
-      id = std::stoul(id_text, &used);
-      if (used != id_text.size()) throw std::invalid_argument(id_text);
-    } catch (const std::exception&) {
-      fail(file, n, fmt::format("launch ID '{}' is not a number", id_text));
-    }
-    if (id >= 1'000'000) fail(file, n, fmt::format("launch ID {} is past the 1000000 launches a profile holds", id));
-    if (!wide) {
-      add(id, n, f, f[static_cast<std::size_t>(metric_col)], f[static_cast<std::size_t>(value_col)], cell(f, unit_col));
-      continue;
-    }
-    // A metric column's name has a double underscore (dram__bytes_read.sum); its text values ("n/a") are skipped.
-    for (std::size_t c = 0; c < header.size() && c < f.size(); ++c)
-      if (header[c].find("__") != std::string::npos && number(f[c]))
-        add(id, n, f, header[c], f[c], c < wide_units.size() ? wide_units[c] : std::string());
-  }
-  if (id_col < 0) fail(file, 0, "no ncu CSV header (ID, and Metric Name and Metric Value or metric columns) found");
-  return launches;
-}
-
-namespace {
 
 // Attaches each case's counted launches (its last launches_per_run of the launches it made) from one ncu run.
 void attach_ncu(const fs::path& dir, const std::string& mode, std::map<std::string, MeasuredCase*>& by_id) {

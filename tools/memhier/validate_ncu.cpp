@@ -88,10 +88,16 @@ std::string kernel_base_name(const std::string& full) {
 }
 
 std::optional<Dim3> parse_ncu_dim(const std::string& text) {
-  unsigned x = 0, y = 0, z = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), " (%u, %u, %u)%c", &x, &y, &z, &tail) != 3) return std::nullopt;
-  return Dim3{x, y, z};
+  static const std::regex dim(R"(\s*\((\d{1,10}), (\d{1,10}), (\d{1,10})\)\s*)");
+  std::smatch m;
+  if (!std::regex_match(text, m, dim)) return std::nullopt;
+  Dim3 d;
+  for (int i = 1; i <= 3; ++i) {
+    const unsigned long v = std::stoul(m[i].str());
+    if (v > 0xFFFFFFFFUL) return std::nullopt;
+    (i == 1 ? d.x : i == 2 ? d.y : d.z) = static_cast<std::uint32_t>(v);
+  }
+  return d;
 }
 
 std::string ncu_metric_list() {
@@ -101,93 +107,118 @@ std::string ncu_metric_list() {
   return list;
 }
 
-nlohmann::json compare_with_ncu(const Arch& arch, const std::vector<NcuLaunch>& profiled,
-                                const std::vector<NcuRun>& runs, const fs::path& csv) {
-  auto where = [&](const NcuLaunch& l) { return SourceLocation{csv.string(), l.line, 0, -1}; };
-  nlohmann::json launches = nlohmann::json::array();
+namespace {
+
+// InputError unless `l` and `r` are the same launch: the same kernel, and grid and block where the CSV gives them.
+void check_same_launch(const NcuLaunch& l, const NcuRun& r, const fs::path& csv) {
+  const KernelLaunch& k = r.sim.launch;
+  const auto grid = parse_ncu_dim(l.grid), block = parse_ncu_dim(l.block);
+  if (kernel_base_name(l.kernel) == kernel_base_name(k.name) && (!grid || *grid == k.grid) &&
+      (!block || *block == k.block))
+    return;
+  throw InputError(
+      {csv.string(), l.line, 0, -1}, "",
+      fmt::format("ncu launch ID {} is {} (grid {}, block {}) but launch {} of {} is {} (grid ({}, {}, {}), block "
+                  "({}, {}, {})): the profile and the traces must hold the same launches in the same order "
+                  "(ncu -k / --launch-skip / --launch-count, memhier --kernel / --launch pick them)",
+                  l.id, l.kernel, l.grid.empty() ? "?" : l.grid, l.block.empty() ? "?" : l.block, r.launch_index,
+                  r.trace, k.name, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z));
+}
+
+// The launch's measured GPU time in seconds, if the CSV has it.
+std::optional<double> measured_time(const NcuLaunch& l, const fs::path& csv) {
+  const auto t = l.metrics.find(kTimeMetric);
+  if (t == l.metrics.end()) return std::nullopt;
+  const SourceLocation where{csv.string(), l.lines.at(kTimeMetric), 0, -1};
+  const std::string& unit = l.units.at(kTimeMetric);
+  const auto scale = time_scale(unit);
+  if (!scale) throw InputError(where, kTimeMetric, fmt::format("unit '{}' is not a time unit (ns, us, ms, s)", unit));
+  if (t->second <= 0) throw InputError(where, kTimeMetric, "a GPU time of 0");
+  return t->second * *scale;
+}
+
+// One launch compared: its GPU time (Prediction::gpu_seconds: without the host's part of a launch, which
+// gpu__time_duration leaves out) and each counter the CSV has.
+nlohmann::json launch_row(const NcuLaunch& l, const NcuRun& r, const fs::path& csv) {
+  nlohmann::json row = {{"ncu_id", l.id},
+                        {"kernel", l.kernel},
+                        {"trace", r.trace},
+                        {"launch", r.launch_index},
+                        {"bound", r.prediction.bound},
+                        {"predicted_s", r.prediction.gpu_seconds},
+                        {"counters", nlohmann::json::object()}};
+  if (const auto measured = measured_time(l, csv)) {
+    row["measured_s"] = *measured;
+    row["error_pct"] = 100 * (r.prediction.gpu_seconds - *measured) / *measured;
+  }
+  for (const SimCounterInfo& info : sim_counter_table()) {
+    const std::string metric(info.ncu_metric);
+    const auto m = l.metrics.find(metric);
+    if (metric.empty() || m == l.metrics.end()) continue;
+    if (scaled_unit(l.units.at(metric)))
+      throw InputError({csv.string(), l.lines.at(metric), 0, -1}, metric,
+                       fmt::format("unit '{}' is scaled for display, its value rounded: profile with ncu "
+                                   "--print-units base (or export with it) for the counts",
+                                   l.units.at(metric)));
+    const auto predicted = static_cast<double>(r.sim.counters.*info.field);
+    nlohmann::json cell = {{"metric", metric}, {"measured", m->second}, {"predicted", predicted}};
+    if (m->second > 0) cell["error_pct"] = 100 * (predicted - m->second) / m->second;
+    row["counters"][std::string(info.name)] = cell;
+  }
+  return row;
+}
+
+// The time MAPE over the launches with a time, and each counter over the launches that have it: totals and the
+// traffic-weighted error (sum of |predicted - measured| over sum of measured).
+nlohmann::json summary_of(const nlohmann::json& launches) {
   double abs_sum = 0, worst = 0;
   int timed = 0, within = 0;
   std::string worst_name;
-  std::map<std::string, std::pair<double, double>> totals;  // counter -> (measured, predicted) over the launches
-  std::map<std::string, int> counted;
-  for (std::size_t i = 0; i < profiled.size(); ++i) {
-    const NcuLaunch& l = profiled[i];
-    const NcuRun& r = runs[i];
-    const KernelLaunch& k = r.sim.launch;
-    // The same launch: its name, and its grid and block where the CSV gives them.
-    const std::string ncu_name = kernel_base_name(l.kernel), trace_name = kernel_base_name(k.name);
-    const auto grid = parse_ncu_dim(l.grid), block = parse_ncu_dim(l.block);
-    if (ncu_name != trace_name || (grid && *grid != k.grid) || (block && *block != k.block))
-      throw InputError(
-          where(l), "",
-          fmt::format("ncu launch ID {} is {} (grid {}, block {}) but launch {} of {} is {} (grid ({}, {}, {}), block "
-                      "({}, {}, {})): the profile and the traces must hold the same launches in the same order "
-                      "(ncu -k / --launch-skip / --launch-count, memhier --kernel / --launch pick them)",
-                      l.id, l.kernel, l.grid.empty() ? "?" : l.grid, l.block.empty() ? "?" : l.block, r.launch_index,
-                      r.trace, k.name, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z));
-    nlohmann::json row = {
-        {"ncu_id", l.id},           {"kernel", l.kernel},          {"trace", r.trace},
-        {"launch", r.launch_index}, {"bound", r.prediction.bound}, {"counters", nlohmann::json::object()}};
-    // GPU time (Prediction::gpu_seconds): less the host's part of a launch, which gpu__time_duration leaves out.
-    const double predicted_s = r.prediction.gpu_seconds;
-    row["predicted_s"] = predicted_s;
-    if (const auto t = l.metrics.find(kTimeMetric); t != l.metrics.end()) {
-      const std::string& unit = l.units.at(kTimeMetric);
-      const auto scale = time_scale(unit);
-      if (!scale)
-        throw InputError({csv.string(), l.lines.at(kTimeMetric), 0, -1}, kTimeMetric,
-                         fmt::format("unit '{}' is not a time unit (ns, us, ms, s)", unit));
-      const double measured = t->second * *scale;
-      if (measured <= 0)
-        throw InputError({csv.string(), l.lines.at(kTimeMetric), 0, -1}, kTimeMetric, "a GPU time of 0");
-      const double err = 100 * (predicted_s - measured) / measured;
-      row["measured_s"] = measured;
-      row["error_pct"] = err;
+  nlohmann::json counters = nlohmann::json::object();
+  for (const auto& row : launches) {
+    if (row.contains("error_pct")) {
+      const double err = row["error_pct"].get<double>();
       ++timed;
       abs_sum += std::abs(err);
       within += std::abs(err) <= 25 ? 1 : 0;
       if (std::abs(err) >= std::abs(worst)) {
         worst = err;
-        worst_name = fmt::format("ID {} {}", l.id, ncu_name);
+        worst_name = fmt::format("ID {} {}", row["ncu_id"].get<std::size_t>(),
+                                 kernel_base_name(row["kernel"].get<std::string>()));
       }
     }
-    for (const SimCounterInfo& info : sim_counter_table()) {
-      if (info.ncu_metric.empty()) continue;
-      const std::string metric(info.ncu_metric);
-      const auto m = l.metrics.find(metric);
-      if (m == l.metrics.end()) continue;
-      if (scaled_unit(l.units.at(metric)))
-        throw InputError({csv.string(), l.lines.at(metric), 0, -1}, metric,
-                         fmt::format("unit '{}' is scaled for display, its value rounded: profile with ncu "
-                                     "--print-units base (or export with it) for the counts",
-                                     l.units.at(metric)));
-      const auto predicted = static_cast<double>(r.sim.counters.*info.field);
-      nlohmann::json cell = {{"metric", metric}, {"measured", m->second}, {"predicted", predicted}};
-      if (m->second > 0) cell["error_pct"] = 100 * (predicted - m->second) / m->second;
-      row["counters"][std::string(info.name)] = cell;
-      totals[std::string(info.name)].first += m->second;
-      totals[std::string(info.name)].second += predicted;
-      ++counted[std::string(info.name)];
+    for (const auto& [name, cell] : row["counters"].items()) {
+      nlohmann::json& c = counters[name];
+      if (c.is_null()) c = {{"launches", 0}, {"measured", 0.0}, {"predicted", 0.0}, {"abs_diff", 0.0}};
+      const double measured = cell["measured"].get<double>(), predicted = cell["predicted"].get<double>();
+      c["launches"] = c["launches"].get<int>() + 1;
+      c["measured"] = c["measured"].get<double>() + measured;
+      c["predicted"] = c["predicted"].get<double>() + predicted;
+      c["abs_diff"] = c["abs_diff"].get<double>() + std::abs(predicted - measured);
     }
-    launches.push_back(std::move(row));
   }
-  nlohmann::json summary = {{"launches", profiled.size()}, {"timed", timed}};
+  for (auto& [name, c] : counters.items()) {
+    if (c["measured"].get<double>() > 0)
+      c["weighted_abs_error_pct"] = 100 * c["abs_diff"].get<double>() / c["measured"].get<double>();
+    c.erase("abs_diff");
+  }
+  nlohmann::json summary = {{"launches", launches.size()}, {"timed", timed}, {"counters", counters}};
   if (timed > 0)
     summary["time"] = {
         {"mape_pct", abs_sum / timed}, {"within_25pct", within}, {"worst", worst_name}, {"worst_error_pct", worst}};
-  nlohmann::json counters = nlohmann::json::object();
-  for (const auto& [name, t] : totals) {
-    nlohmann::json c = {{"launches", counted[name]}, {"measured", t.first}, {"predicted", t.second}};
-    double abs_diff = 0;
-    for (const auto& row : launches)
-      if (row["counters"].contains(name))
-        abs_diff += std::abs(row["counters"][name]["predicted"].get<double>() -
-                             row["counters"][name]["measured"].get<double>());
-    if (t.first > 0) c["weighted_abs_error_pct"] = 100 * abs_diff / t.first;
-    counters[name] = c;
+  return summary;
+}
+
+}  // namespace
+
+nlohmann::json compare_with_ncu(const Arch& arch, const std::vector<NcuLaunch>& profiled,
+                                const std::vector<NcuRun>& runs, const fs::path& csv) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (std::size_t i = 0; i < profiled.size(); ++i) {
+    check_same_launch(profiled[i], runs[i], csv);
+    launches.push_back(launch_row(profiled[i], runs[i], csv));
   }
-  summary["counters"] = counters;
-  return {{"arch", arch.name}, {"ncu_csv", csv.string()}, {"launches", launches}, {"summary", summary}};
+  return {{"arch", arch.name}, {"ncu_csv", csv.string()}, {"launches", launches}, {"summary", summary_of(launches)}};
 }
 
 namespace {
@@ -241,7 +272,9 @@ void print_comparison(const nlohmann::json& report, bool own_overhead, const std
 
 }  // namespace
 
-int run_validate_ncu(const std::vector<std::string>& args) {
+namespace {
+
+po::options_description ncu_options() {
   po::options_description options("options");
   options.add_options()  //
       ("ncu", po::value<std::string>(),
@@ -257,6 +290,60 @@ int run_validate_ncu(const std::vector<std::string>& args) {
       ("max-mape", po::value<double>(), "exit 1 if the GPU time MAPE over the launches is above PCT")  //
       ("json", "print the comparison as JSON");
   add_launch_options(options);
+  return options;
+}
+
+// The CSV's launches that --kernel takes, by the name the trace has (kernel_base_name()); --launch numbers the
+// trace's launches only.
+std::vector<NcuLaunch> profiled_launches(const fs::path& csv, const LaunchFilter& filter) {
+  std::vector<NcuLaunch> profiled;
+  std::size_t listed = 0;
+  for (NcuLaunch& l : read_ncu_csv(csv)) {
+    if (l.line == 0) continue;
+    ++listed;
+    if (!filter.name || std::regex_search(utf8_text(kernel_base_name(l.kernel)), *filter.name))
+      profiled.push_back(std::move(l));
+  }
+  if (listed == 0) throw InputError({csv.string(), 0, 0, -1}, "", "holds no profiled launch");
+  if (profiled.empty())
+    throw InputError({"--kernel"}, filter.name_text,
+                     fmt::format("takes none of the {} launches of {}", listed, csv.string()));
+  return profiled;
+}
+
+// The traces' launches that `filter` takes, one trace's after another's, simulated and predicted.
+std::vector<NcuRun> predicted_runs(const Arch& arch, const po::variables_map& vm, const LaunchFilter& filter) {
+  std::vector<ParamOverride> sets;
+  if (vm.count("set") != 0U)
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
+  SimOptions opt;
+  opt.threads = threads_flag("validate", vm["threads"].as<int>());
+  opt.flush_between_launches = vm.count("keep-cache") == 0U;
+  const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
+  const std::vector<std::vector<ParamOverride>> trace_sets = sets_by_trace(traces, sets);
+  std::vector<std::unique_ptr<TraceSource>> opened;
+  std::vector<std::unique_ptr<FilteredSource>> filtered;
+  ChainSource chain;
+  for (std::size_t t = 0; t < traces.size(); ++t) {
+    opened.push_back(open_trace(traces[t], trace_sets[t]));
+    filtered.push_back(std::make_unique<FilteredSource>(*opened.back(), filter, traces[t], traces.size() == 1));
+    chain.add(*filtered.back());
+  }
+  std::vector<KernelSim> sims = simulate(arch, chain, opt);
+  std::vector<NcuRun> runs;
+  std::vector<std::size_t> taken(traces.size(), 0);
+  for (std::size_t i = 0; i < sims.size(); ++i) {
+    const std::size_t from = chain.sources()[i];
+    Prediction p = predict(arch, sims[i], {});
+    runs.push_back({traces[from], filtered[from]->numbers()[taken[from]++], std::move(sims[i]), std::move(p)});
+  }
+  return runs;
+}
+
+}  // namespace
+
+int run_validate_ncu(const std::vector<std::string>& args) {
+  const po::options_description options = ncu_options();
   po::positional_options_description pos;
   pos.add("trace", -1);
   po::variables_map vm;
@@ -283,68 +370,30 @@ int run_validate_ncu(const std::vector<std::string>& args) {
   }
   const fs::path csv = vm["ncu"].as<std::string>();
   const LaunchFilter filter = launch_filter("validate", vm);
-  // --kernel picks the profile's launches too, by the name the trace has (kernel_base_name()); --launch numbers the
-  // trace's launches only.
-  std::vector<NcuLaunch> profiled;
-  std::size_t listed = 0;
-  for (NcuLaunch& l : read_ncu_csv(csv)) {
-    if (l.line == 0) continue;
-    ++listed;
-    if (!filter.name || std::regex_search(utf8_text(kernel_base_name(l.kernel)), *filter.name))
-      profiled.push_back(std::move(l));
-  }
-  if (listed == 0) throw InputError({csv.string(), 0, 0, -1}, "", "holds no profiled launch");
-  if (profiled.empty())
-    throw InputError({"--kernel"}, filter.name_text,
-                     fmt::format("takes none of the {} launches of {}", listed, csv.string()));
+  const std::vector<NcuLaunch> profiled = profiled_launches(csv, filter);
   const Arch arch = load_arch(vm["arch"].as<std::string>());
   if (const std::string note = host_state_note(arch); !note.empty()) std::cerr << "note: " << note << "\n";
-  std::vector<ParamOverride> sets;
-  if (vm.count("set") != 0U)
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
-  SimOptions opt;
-  opt.threads = threads_flag("validate", vm["threads"].as<int>());
-  opt.flush_between_launches = vm.count("keep-cache") == 0U;
-  const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
-  const std::vector<std::vector<ParamOverride>> trace_sets = sets_by_trace(traces, sets);
-  std::vector<std::unique_ptr<TraceSource>> opened;
-  std::vector<std::unique_ptr<FilteredSource>> filtered;
-  ChainSource chain;
-  for (std::size_t t = 0; t < traces.size(); ++t) {
-    opened.push_back(open_trace(traces[t], trace_sets[t]));
-    filtered.push_back(std::make_unique<FilteredSource>(*opened.back(), filter, traces[t], traces.size() == 1));
-    chain.add(*filtered.back());
-  }
-  std::vector<KernelSim> sims = simulate(arch, chain, opt);
-  if (sims.size() != profiled.size())
+  const std::vector<NcuRun> runs = predicted_runs(arch, vm, filter);
+  const std::size_t traces = vm["trace"].as<std::vector<std::string>>().size();
+  if (runs.size() != profiled.size())
     throw InputError({csv.string(), 0, 0, -1}, "",
                      fmt::format("holds {} profiled launch{} and the trace{} {}{}: profile and trace the same launches "
                                  "(ncu -k / --launch-skip / --launch-count; memhier --kernel / --launch)",
-                                 profiled.size(), profiled.size() == 1 ? "" : "es", traces.size() == 1 ? "" : "s",
-                                 sims.size(), filter.any() ? " (of those --kernel / --launch take)" : ""));
-  std::vector<NcuRun> runs;
-  std::vector<std::size_t> taken(traces.size(), 0);
-  for (std::size_t i = 0; i < sims.size(); ++i) {
-    const std::size_t from = chain.sources()[i];
-    Prediction p = predict(arch, sims[i], {});
-    runs.push_back({traces[from], filtered[from]->numbers()[taken[from]++], std::move(sims[i]), std::move(p)});
-  }
+                                 profiled.size(), profiled.size() == 1 ? "" : "es", traces == 1 ? "" : "s", runs.size(),
+                                 filter.any() ? " (of those --kernel / --launch take)" : ""));
   const nlohmann::json report = compare_with_ncu(arch, profiled, runs, csv);
   if (vm.count("json") != 0U)
     std::cout << json_text(report, 2) << "\n";
   else
     print_comparison(report, arch.launch_gpu_overhead_seconds > 0, arch.name);
-  if (max_mape) {
-    if (!report["summary"].contains("time"))
-      throw InputError({csv.string(), 0, 0, -1}, "",
-                       fmt::format("--max-mape: holds no {} to compare times with", kTimeMetric));
-    const double mape = report["summary"]["time"]["mape_pct"].get<double>();
-    if (mape > *max_mape) {
-      std::cerr << fmt::format("memhier validate: GPU time MAPE {:.1f}% is above --max-mape {:g}%\n", mape, *max_mape);
-      return kExitCheckFailed;
-    }
-  }
-  return kExitOk;
+  if (!max_mape) return kExitOk;
+  if (!report["summary"].contains("time"))
+    throw InputError({csv.string(), 0, 0, -1}, "",
+                     fmt::format("--max-mape: holds no {} to compare times with", kTimeMetric));
+  const double mape = report["summary"]["time"]["mape_pct"].get<double>();
+  if (mape <= *max_mape) return kExitOk;
+  std::cerr << fmt::format("memhier validate: GPU time MAPE {:.1f}% is above --max-mape {:g}%\n", mape, *max_mape);
+  return kExitCheckFailed;
 }
 
 }  // namespace memhier::cli

@@ -10,7 +10,7 @@
 #include "memhier/arch.h"
 #include "memhier/sim.h"
 #include "memhier/timing.h"
-#include "validate_data.h"
+#include "ncu_csv.h"
 
 namespace memhier::cli {
 

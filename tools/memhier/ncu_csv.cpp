@@ -1,0 +1,153 @@
+#include "ncu_csv.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <utility>
+
+#include "memhier/error.h"
+
+namespace memhier::cli {
+namespace fs = std::filesystem;
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.push_back(std::exchange(cur, {}));
+    else
+      cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+namespace {
+
+// A count as ncu prints it ("67,117,824", "1,977,432,732.50"); nullopt for text ("n/a").
+std::optional<double> ncu_number(const std::string& text) {
+  std::string v;
+  for (char c : text)
+    if (c != ',') v += c;
+  std::size_t used = 0;
+  try {
+    const double d = std::stod(v, &used);
+    if (used == v.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+class NcuCsvReader {
+ public:
+  explicit NcuCsvReader(fs::path file) : m_file(std::move(file)) {}
+
+  std::vector<NcuLaunch> read() {
+    std::ifstream in(m_file);
+    if (!in) fail(0, "cannot open");
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (line.ends_with('\r')) line.pop_back();  // a CSV saved on Windows
+      const auto f = csv_fields(line);
+      if (m_id < 0)
+        header(f, n);
+      else
+        row(f, n);
+    }
+    if (m_id < 0) fail(0, "no ncu CSV header (ID, and Metric Name and Metric Value or metric columns) found");
+    return std::move(m_launches);
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& what, const std::string& key = "") const {
+    throw InputError({m_file.string(), line, 0, -1}, key, what);
+  }
+  static std::string cell(const std::vector<std::string>& f, int col) {
+    return col >= 0 && static_cast<std::size_t>(col) < f.size() ? f[static_cast<std::size_t>(col)] : std::string();
+  }
+
+  // The header, where a line has an ID column (ncu's messages before it have none).
+  void header(const std::vector<std::string>& f, int n) {
+    const std::map<std::string, int*> columns = {{"ID", &m_id},
+                                                 {"Metric Name", &m_metric},
+                                                 {"Metric Value", &m_value},
+                                                 {"Metric Unit", &m_unit},
+                                                 {"Kernel Name", &m_name},
+                                                 {"Grid Size", &m_grid},
+                                                 {"Block Size", &m_block}};
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (const auto it = columns.find(f[i]); it != columns.end()) *it->second = static_cast<int>(i);
+    if (m_id < 0) return;
+    if ((m_metric < 0) != (m_value < 0))
+      fail(n, "an ncu CSV header with one of 'Metric Name' and 'Metric Value' but not the other");
+    m_wide = m_metric < 0;
+    if (m_wide) m_header = f;
+  }
+
+  void row(const std::vector<std::string>& f, int n) {
+    const std::string id_text = cell(f, m_id);
+    if (m_wide && id_text.empty() && m_wide_units.empty()) {  // the raw page's units, under the header
+      m_wide_units = f;
+      return;
+    }
+    if (static_cast<int>(f.size()) <= std::max({m_id, m_metric, m_value})) return;  // a message of ncu's
+    std::size_t id = 0;
+    try {
+      std::size_t used = 0;
+      id = std::stoul(id_text, &used);
+      if (used != id_text.size()) throw std::invalid_argument(id_text);
+    } catch (const std::exception&) {
+      fail(n, fmt::format("launch ID '{}' is not a number", id_text));
+    }
+    // A launch ID past a million is no profile's (and would size the table by it).
+    if (id >= 1'000'000) fail(n, fmt::format("launch ID {} is past the 1000000 launches a profile holds", id));
+    if (!m_wide) {
+      add(id, n, f, cell(f, m_metric), cell(f, m_value), cell(f, m_unit));
+      return;
+    }
+    // A metric column's name has a double underscore (dram__bytes_read.sum); its text values ("n/a") are skipped.
+    for (std::size_t c = 0; c < m_header.size() && c < f.size(); ++c)
+      if (m_header[c].find("__") != std::string::npos && ncu_number(f[c]))
+        add(id, n, f, m_header[c], f[c], c < m_wide_units.size() ? m_wide_units[c] : std::string());
+  }
+
+  // One metric of launch `id`, from line `n`: a count of 0 or more.
+  void add(std::size_t id, int n, const std::vector<std::string>& f, const std::string& metric, const std::string& text,
+           const std::string& unit) {
+    const std::optional<double> value = ncu_number(text);
+    if (!value) fail(n, fmt::format("metric value '{}' is not a number", text), metric);
+    if (!std::isfinite(*value) || *value < 0)
+      fail(n, fmt::format("metric value '{}' is not a count of 0 or more", text));
+    if (id >= m_launches.size()) m_launches.resize(id + 1);
+    NcuLaunch& l = m_launches[id];
+    if (l.line == 0) {
+      l.id = id;
+      l.line = n;
+      l.kernel = cell(f, m_name);
+      l.grid = cell(f, m_grid);
+      l.block = cell(f, m_block);
+    }
+    l.metrics[metric] = *value;
+    l.units[metric] = unit;
+    l.lines[metric] = n;
+  }
+
+  fs::path m_file;
+  int m_id = -1, m_metric = -1, m_value = -1, m_unit = -1, m_name = -1, m_grid = -1, m_block = -1;
+  bool m_wide = false;                              // the raw page
+  std::vector<std::string> m_header, m_wide_units;  // its column names and units
+  std::vector<NcuLaunch> m_launches;
+};
+
+}  // namespace
+
+std::vector<NcuLaunch> read_ncu_csv(const fs::path& file) { return NcuCsvReader(file).read(); }
+
+}  // namespace memhier::cli
