@@ -1010,7 +1010,10 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
         "void <unnamed>::coalesced_copy<void ns::f<int>(int)::[lambda(int) (instance 1)]>(long)",
         // ncu's CSV writes "<unnamed>::" as "unnamed>::": a lone '>', here inside the template arguments (PyTorch's
         // distribution kernels, validate/results/h100-2026-11-27-ncu-compare).
-        "void unnamed>::coalesced_copy<float, void unnamed>::helper<int>(int)>(const float *)", "coalesced_copy"}) {
+        "void unnamed>::coalesced_copy<float, void unnamed>::helper<int>(int)>(const float *)", "coalesced_copy",
+        // Mangled, as Accel-Sim traces name kernels: demangled to "(anonymous namespace)::coalesced_copy(float
+        // const*, float*, long long)".
+        "_ZN12_GLOBAL__N_114coalesced_copyEPKfPfx"}) {
     std::string one =
         "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
     one += fmt::format("\"0\",\"{}\",\"(65536, 1, 1)\",\"(256, 1, 1)\",\"gpu__time_duration.sum\",\"us\",\"55.68\"\n",

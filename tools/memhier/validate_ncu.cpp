@@ -3,10 +3,12 @@
 // simulator has a counterpart for (sim_counter_table()).
 #include "validate_ncu.h"
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -51,9 +53,16 @@ bool scaled_unit(const std::string& unit) {
 }  // namespace
 
 std::string kernel_base_name(const std::string& full) {
-  // Anonymous namespaces first: "(anonymous namespace)::" has brackets of its own, and ncu's CSV writes "<unnamed>::"
-  // as "unnamed>::", whose lone '>' would close a template early.
+  // A mangled name, as Accel-Sim traces keep it ("_Z14coalesced_copyPKfPfx"): demangled first.
   std::string name = full;
+  if (name.starts_with("_Z")) {
+    int status = 0;
+    const std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                           std::free);
+    if (status == 0 && demangled) name = demangled.get();
+  }
+  // Anonymous namespaces next: "(anonymous namespace)::" has brackets of its own, and ncu's CSV writes "<unnamed>::"
+  // as "unnamed>::", whose lone '>' would close a template early.
   for (const std::string_view anonymous : {"(anonymous namespace)::", "<unnamed>::", "unnamed>::"})
     for (std::size_t at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous, at))
       name.erase(at, anonymous.size());
