@@ -999,6 +999,7 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
   CHECK(table.rc == 0);
   CHECK(table.out.find("GPU time (gpu__time_duration): MAPE") != std::string::npos);
   CHECK(table.out.find("counters 0 measured and 0 predicted") != std::string::npos);
+  CHECK(table.out.find("a captured trace holds no arithmetic") == std::string::npos);  // traces of descriptions
   CHECK(memhier(fmt::format("validate --ncu {}/two.csv {} --arch h100 --max-mape 10", dir.string(), traces)).rc == 0);
   Result over = memhier(fmt::format("validate --ncu {}/two.csv {} --arch h100 --max-mape 0.5", dir.string(), traces));
   CHECK(over.rc == 1);
@@ -1107,6 +1108,9 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
     CHECK(tj["summary"]["counters"][counter]["measured"].get<double>() > 0);
     CHECK(tj["summary"]["counters"][counter]["predicted"] == tj["summary"]["counters"][counter]["measured"]);
   }
+  CHECK(tj["launches"][0]["captured"] == true);
+  CHECK(memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100", torch))
+            .out.find("(a captured trace holds no arithmetic, no constant-bank load") != std::string::npos);
   Result reduce =
       memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --json --kernel '^reduce_kernel$'", torch));
   REQUIRE(reduce.rc == 0);
