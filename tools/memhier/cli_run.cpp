@@ -356,6 +356,20 @@ std::string host_state_note(const Arch& arch) {
                      arch.name, units::format_size(static_cast<std::uint64_t>(std::min(total, 1.8e19))), parts);
 }
 
+std::vector<ParamOverride> param_overrides(const po::variables_map& vm) {
+  std::vector<ParamOverride> out;
+  if (vm.count("set") != 0U)
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) out.push_back(parse_param_override(s));
+  return out;
+}
+
+SimOptions sim_options(const std::string& command, const po::variables_map& vm) {
+  SimOptions opt;
+  opt.threads = threads_flag(command, vm["threads"].as<int>());
+  opt.flush_between_launches = vm.count("keep-cache") == 0U;
+  return opt;
+}
+
 std::vector<std::vector<ParamOverride>> sets_by_trace(const std::vector<std::string>& traces,
                                                       const std::vector<ParamOverride>& sets) {
   std::vector<std::vector<ParamOverride>> out(traces.size());

@@ -77,6 +77,11 @@ class ChainSource final : public TraceSource {
   std::vector<std::size_t> m_taken;  // the source of each launch given
 };
 
+// The --set flags of a command (NAME=EXPR each), in order.
+std::vector<ParamOverride> param_overrides(const po::variables_map& vm);
+// --threads and --keep-cache of `command` (simulate, predict, validate --ncu) as simulation options.
+SimOptions sim_options(const std::string& command, const po::variables_map& vm);
+
 // Each trace's share of --set (predict, validate --ncu). One trace takes them all (an error for a parameter it lacks,
 // as `simulate` gives); of several, each description takes those it declares and the others none, so one run can
 // compare kernels whose parameters differ. A --set that no trace declares is an error (a misspelt name).

@@ -126,12 +126,8 @@ int run_predict(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("predict", "TRACE|KERNEL.yaml... --arch NAME[,NAME...] [--json|--csv]", args, options, pos, vm))
     return kExitOk;
-  std::vector<ParamOverride> sets;
-  if (vm.count("set") != 0U)
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
-  SimOptions opt;
-  opt.threads = threads_flag("predict", vm["threads"].as<int>());
-  opt.flush_between_launches = vm.count("keep-cache") == 0U;
+  const std::vector<ParamOverride> sets = param_overrides(vm);
+  SimOptions opt = sim_options("predict", vm);
   std::vector<Arch> archs;
   for (const std::string& a : split_archs(vm["arch"].as<std::string>())) archs.push_back(load_arch(a));
   if (archs.empty()) throw UsageError("memhier predict: --arch names no architecture");

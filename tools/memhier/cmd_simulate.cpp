@@ -146,12 +146,8 @@ int run_simulate(const std::vector<std::string>& args) {
     return kExitOk;
   check_output_format("simulate", vm);
   const Arch arch = load_arch(vm["arch"].as<std::string>());
-  std::vector<ParamOverride> sets;
-  if (vm.count("set") != 0U)
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
-  SimOptions opt;
-  opt.threads = threads_flag("simulate", vm["threads"].as<int>());
-  opt.flush_between_launches = vm.count("keep-cache") == 0U;
+  const std::vector<ParamOverride> sets = param_overrides(vm);
+  SimOptions opt = sim_options("simulate", vm);
   read_residency_options(vm, opt);
   check_residency_options(vm, arch, opt);
   const LaunchFilter filter = launch_filter("simulate", vm);

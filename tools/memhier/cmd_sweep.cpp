@@ -207,9 +207,7 @@ int run_sweep(const std::vector<std::string>& args) {
         throw UsageError(fmt::format(
             "memhier sweep: --vary {0} is given twice; give its values in one: --vary {0}=V1,V2", axes.back().key));
   }
-  std::vector<ParamOverride> fixed;
-  if (vm.count("set") != 0U)
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) fixed.push_back(parse_param_override(s));
+  const std::vector<ParamOverride> fixed = param_overrides(vm);
   for (const ParamOverride& f : fixed)
     for (const Axis& a : axes)
       if (a.key == f.name)

@@ -19,13 +19,6 @@ namespace memhier::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::vector<ParamOverride> overrides(const po::variables_map& vm) {
-  std::vector<ParamOverride> out;
-  if (vm.count("set") != 0U)
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) out.push_back(parse_param_override(s));
-  return out;
-}
-
 // Refuses to replace an existing file or directory unless --force.
 void check_output(const fs::path& out, bool force) {
   std::error_code ec;
@@ -54,7 +47,7 @@ int run_gen(const std::vector<std::string>& args) {
   const fs::path out = vm["output"].as<std::string>();
   if (out.extension() != ".mht") throw UsageError("memhier trace gen: the output must end in .mht");
   check_output(out, vm.count("force") != 0U);
-  auto source = load_kernel_description(vm["description"].as<std::string>(), overrides(vm));
+  auto source = load_kernel_description(vm["description"].as<std::string>(), param_overrides(vm));
   write_mht(*source, out);
   MhtReader check(out);
   const MhtKernelInfo& k = check.kernels().front();
@@ -101,7 +94,7 @@ int run_info(const std::vector<std::string>& args) {
   if (!parse("trace info", "FILE [--json]", args, options, pos, vm)) return kExitOk;
   const fs::path path = vm["trace"].as<std::string>();
   bool mht = false;
-  const auto kernels = summarize(path, overrides(vm), mht);
+  const auto kernels = summarize(path, param_overrides(vm), mht);
   if (vm.count("json") != 0U) {
     nlohmann::json j = {{"file", path.string()}, {"kernels", nlohmann::json::array()}};
     for (const auto& k : kernels) {
@@ -213,7 +206,7 @@ int run_dump(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("trace dump", "FILE [--kernel K] [--limit N]", args, options, pos, vm)) return kExitOk;
   const fs::path path = vm["trace"].as<std::string>();
-  auto source = open_trace(path, overrides(vm));
+  auto source = open_trace(path, param_overrides(vm));
   // Read as signed: Boost reads "-1" as an unsigned 2^64 - 1.
   const std::int64_t limit_flag = vm["limit"].as<std::int64_t>();
   if (limit_flag < 0)
@@ -280,7 +273,7 @@ int run_convert(const std::vector<std::string>& args) {
     return kExitOk;
   const fs::path in = vm["input"].as<std::string>();
   const fs::path out = vm["output"].as<std::string>();
-  auto source = open_trace(in, overrides(vm));
+  auto source = open_trace(in, param_overrides(vm));
   std::size_t n = 0;
   if (is_accelsim_output(out)) {
     const fs::path list = out / "kernelslist.g";

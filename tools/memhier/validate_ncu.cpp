@@ -329,12 +329,8 @@ std::vector<NcuLaunch> profiled_launches(const fs::path& csv, const LaunchFilter
 
 // The traces' launches that `filter` takes, one trace's after another's, simulated and predicted.
 std::vector<NcuRun> predicted_runs(const Arch& arch, const po::variables_map& vm, const LaunchFilter& filter) {
-  std::vector<ParamOverride> sets;
-  if (vm.count("set") != 0U)
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_param_override(s));
-  SimOptions opt;
-  opt.threads = threads_flag("validate", vm["threads"].as<int>());
-  opt.flush_between_launches = vm.count("keep-cache") == 0U;
+  const std::vector<ParamOverride> sets = param_overrides(vm);
+  const SimOptions opt = sim_options("validate", vm);
   const std::vector<std::string> traces = vm["trace"].as<std::vector<std::string>>();
   const std::vector<std::vector<ParamOverride>> trace_sets = sets_by_trace(traces, sets);
   std::vector<std::unique_ptr<TraceSource>> opened;
