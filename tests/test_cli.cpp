@@ -1123,6 +1123,16 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
   Result none = memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --kernel '^gemm'", torch));
   CHECK(none.rc == 2);
   CHECK(none.err.find("--kernel: '^gemm': takes none of the 27 launches of") != std::string::npos);
+  // A folder, a device (read without end before) and no file at all, each named.
+  for (const auto& [given, message] : std::vector<std::pair<std::string, std::string>>{
+           {dir.string(), "a folder, not an ncu CSV"},
+           {"/dev/zero", "/dev/zero: not a regular file (a device, pipe or socket)"},
+           {dir.string() + "/none.csv", "none.csv: no such file"}}) {
+    Result e = memhier(fmt::format("validate --ncu {} {}/a.mht --arch h100", given, dir.string()));
+    CAPTURE(given);
+    CHECK(e.rc == 2);
+    CHECK(e.err.find(message) != std::string::npos);
+  }
   Result fewer = memhier(fmt::format("validate --ncu {0}/two.csv {0}/a.mht --arch h100", dir.string()));
   CHECK(fewer.rc == 2);
   CHECK(fewer.err.find("two.csv: holds 2 profiled launches and the trace 1") != std::string::npos);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "memhier/error.h"
@@ -50,6 +51,11 @@ class NcuCsvReader {
   explicit NcuCsvReader(fs::path file) : m_file(std::move(file)) {}
 
   std::vector<NcuLaunch> read() {
+    std::error_code ec;
+    if (!fs::exists(m_file, ec)) fail(0, "no such file");
+    if (fs::is_directory(m_file, ec)) fail(0, "a folder, not an ncu CSV");
+    // A device or pipe (/dev/zero named app.csv) would be read without end.
+    if (!fs::is_regular_file(m_file, ec)) fail(0, "not a regular file (a device, pipe or socket)");
     std::ifstream in(m_file);
     if (!in) fail(0, "cannot open");
     std::string line;
