@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -25,7 +26,6 @@
 #include "memhier/trace_json.h"
 #include "memhier/units.h"
 #include "table.h"
-#include "validate_data.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -90,7 +90,7 @@ std::string kernel_base_name(const std::string& full) {
       }
     }
   }
-  // The return type before it ("void ") and the namespaces ("at::native::", "<unnamed>::", ncu's "unnamed>::").
+  // The return type before it ("void ") and the namespaces ("at::native::").
   if (const auto space = s.rfind(' '); space != std::string::npos) s = s.substr(space + 1);
   if (const auto colons = s.rfind("::"); colons != std::string::npos) s = s.substr(colons + 2);
   return s;
