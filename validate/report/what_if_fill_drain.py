@@ -11,7 +11,11 @@ Inputs: suite reports re-predicted by this tree (`memhier validate --results DIR
 --arch h100 --json` outputs of captured programs. It recomputes each prediction from the report's terms (the k-norm of
 timing.cpp's overlap(), k = 3), with and without the term, and prints the time MAPE of each.
 
-usage: what_if_fill_drain.py --reports OUT1 OUT2 ... [--ncu-json A.json B.json ...]
+With --rederive, launch.overhead and launch.gpu_overhead are taken as re-derived with the term: both were measured on
+an empty kernel whose one block stores once (empty_blocks blocks=1), so each already holds one drain, which comes off
+every launch (one L2 latency).
+
+usage: what_if_fill_drain.py --reports OUT1 OUT2 ... [--ncu-json A.json B.json ...] [--rederive]
 """
 import argparse
 import json
@@ -34,6 +38,9 @@ def fill_seconds(counters):
     return cycles / CLOCK
 
 
+REDERIVE = False
+
+
 def suite(report, with_fill):
     errors = []
     for c in json.load(open(report))["cases"]:
@@ -45,7 +52,7 @@ def suite(report, with_fill):
         if abs(t - d["predicted_s"]) > 1e-9 * d["predicted_s"]:
             raise SystemExit(f"{report}: {c['case']}: the terms do not give the report's prediction")
         if with_fill:
-            t += fill_seconds(counters) * d.get("launches", 1)
+            t += (fill_seconds(counters) - (L2 / CLOCK if REDERIVE else 0)) * d.get("launches", 1)
         errors.append(100 * (t - c["measured_s"]) / c["measured_s"])
     return errors
 
@@ -54,7 +61,7 @@ def ncu(path, with_fill):
     errors = []
     for l in json.load(open(path))["launches"]:
         counters = {k: v["predicted"] for k, v in l["counters"].items()}
-        t = l["predicted_s"] + (fill_seconds(counters) if with_fill else 0)
+        t = l["predicted_s"] + (fill_seconds(counters) - (L2 / CLOCK if REDERIVE else 0) if with_fill else 0)
         errors.append(100 * (t - l["measured_s"]) / l["measured_s"])
     return errors
 
@@ -70,7 +77,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reports", nargs="*", default=[])
     ap.add_argument("--ncu-json", nargs="*", default=[])
+    ap.add_argument("--rederive", action="store_true")
     a = ap.parse_args()
+    global REDERIVE
+    REDERIVE = a.rederive
     for r in a.reports:
         print(line(r, suite(f"{r}/report.json", False), suite(f"{r}/report.json", True)))
     for p in a.ncu_json:
