@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -1109,6 +1110,18 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
     CHECK(tj["summary"]["counters"][counter]["predicted"] == tj["summary"]["counters"][counter]["measured"]);
   }
   CHECK(tj["launches"][0]["captured"] == true);
+  // The L2 read hit rate over the launches, from the summed hits and sectors of each side.
+  const auto& sc = tj["summary"]["counters"];
+  CHECK(tj["summary"]["l2_read_hit_rate_pct"]["measured"].get<double>() ==
+        doctest::Approx(100 * sc["l2_read_hits"]["measured"].get<double>() /
+                        sc["l2_read_sectors"]["measured"].get<double>()));
+  CHECK(sc["l2_read_hits"]["measured"] == 7974050.0);  // ncu's, from the CSV
+  // --csv: a row per launch, the kernel's full name quoted (it holds commas).
+  Result tcsv = memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --csv", torch));
+  REQUIRE(tcsv.rc == 0);
+  CHECK(tcsv.out.starts_with("ncu_id,kernel,trace,launch,measured_s,predicted_s,error_pct,bound\n0,\"void unnamed>::"));
+  CHECK(std::count(tcsv.out.begin(), tcsv.out.end(), '\n') == 28);
+  CHECK(memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100 --csv --json", torch)).rc == 2);
   CHECK(memhier(fmt::format("validate --ncu {0}_ncu.csv {0}.mht --arch h100", torch))
             .out.find("(a captured trace holds no arithmetic, no constant-bank load") != std::string::npos);
   Result reduce =

@@ -213,6 +213,15 @@ nlohmann::json summary_of(const nlohmann::json& launches) {
     c.erase("abs_diff");
   }
   nlohmann::json summary = {{"launches", launches.size()}, {"timed", timed}, {"counters", counters}};
+  // The L2 read hit rate over the launches, as ncu's lts__t_sector_op_read_hit_rate would give it, in percent.
+  if (counters.contains("l2_read_hits") && counters.contains("l2_read_sectors") &&
+      counters["l2_read_sectors"]["measured"].get<double>() > 0 &&
+      counters["l2_read_sectors"]["predicted"].get<double>() > 0) {
+    const auto rate = [&](const char* side) {
+      return 100 * counters["l2_read_hits"][side].get<double>() / counters["l2_read_sectors"][side].get<double>();
+    };
+    summary["l2_read_hit_rate_pct"] = {{"measured", rate("measured")}, {"predicted", rate("predicted")}};
+  }
   if (timed > 0)
     summary["time"] = {
         {"mape_pct", abs_sum / timed}, {"within_25pct", within}, {"worst", worst_name}, {"worst_error_pct", worst}};
@@ -232,6 +241,19 @@ nlohmann::json compare_with_ncu(const Arch& arch, const std::vector<NcuLaunch>& 
 }
 
 namespace {
+
+// A row per launch; the times in seconds, empty where the CSV had none.
+void print_csv(const nlohmann::json& report) {
+  std::cout << "ncu_id,kernel,trace,launch,measured_s,predicted_s,error_pct,bound\n";
+  for (const auto& l : report["launches"])
+    std::cout << fmt::format("{},{},{},{},{},{:.9g},{},{}\n", l["ncu_id"].get<std::size_t>(),
+                             csv_field(l["kernel"].get<std::string>()), csv_field(l["trace"].get<std::string>()),
+                             l["launch"].get<std::size_t>(),
+                             l.contains("measured_s") ? fmt::format("{:.9g}", l["measured_s"].get<double>()) : "",
+                             l["predicted_s"].get<double>(),
+                             l.contains("error_pct") ? fmt::format("{:.3f}", l["error_pct"].get<double>()) : "",
+                             l["bound"].get<std::string>());
+}
 
 void print_comparison(const nlohmann::json& report, bool own_overhead, const std::string& arch) {
   Table t({"ID", "kernel", "trace launch", "measured", "predicted", "err", "bound"});
@@ -276,6 +298,11 @@ void print_comparison(const nlohmann::json& report, bool own_overhead, const std
   }
   std::cout << "\n";
   c.print(std::cout);
+  if (s.contains("l2_read_hit_rate_pct")) {
+    const double m = s["l2_read_hit_rate_pct"]["measured"].get<double>();
+    const double p = s["l2_read_hit_rate_pct"]["predicted"].get<double>();
+    std::cout << fmt::format("L2 read hit rate: {:.1f}% measured, {:.1f}% predicted ({:+.1f} points)\n", m, p, p - m);
+  }
   if (zero > 0)
     std::cout << fmt::format("({} more counter{} 0 measured and 0 predicted)\n", zero, zero == 1 ? "" : "s");
   // What a capture cannot hold (README, "Capturing a trace"): the counts that miss it are those of the instructions.
@@ -304,7 +331,8 @@ po::options_description ncu_options() {
        "carry cache contents from one launch to the next, for a profile taken with ncu --cache-control none "
        "(default: cold, as ncu's default flush leaves each launch)")                                   //
       ("max-mape", po::value<double>(), "exit 1 if the GPU time MAPE over the launches is above PCT")  //
-      ("json", "print the comparison as JSON");
+      ("json", "print the comparison as JSON")                                                         //
+      ("csv", "one CSV row per launch: its ID, kernel, trace, launch, times, error and bound");
   add_launch_options(options);
   return options;
 }
@@ -362,7 +390,7 @@ int run_validate_ncu(const std::vector<std::string>& args) {
   // Help wherever it is asked for: "--ncu --help" would otherwise read --help as the CSV's name.
   const bool help =
       std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
-  if (!parse("validate", "--ncu REPORT.csv TRACE|KERNEL.yaml... --arch NAME [--json] | --ncu-metrics",
+  if (!parse("validate", "--ncu REPORT.csv TRACE|KERNEL.yaml... --arch NAME [--json|--csv] | --ncu-metrics",
              help ? std::vector<std::string>{"--help"} : args, options, pos, vm))
     return kExitOk;
   if (vm.count("ncu-metrics") != 0U) {
@@ -370,6 +398,7 @@ int run_validate_ncu(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (vm.count("ncu") == 0U) throw UsageError("memhier validate: --ncu REPORT.csv is required with traces");
+  check_output_format("validate", vm);
   if (vm.count("trace") == 0U)
     throw UsageError(
         "memhier validate --ncu: name the traces of the profiled launches (a captured .mht, a description)");
@@ -396,6 +425,8 @@ int run_validate_ncu(const std::vector<std::string>& args) {
   const nlohmann::json report = compare_with_ncu(arch, profiled, runs, csv);
   if (vm.count("json") != 0U)
     std::cout << json_text(report, 2) << "\n";
+  else if (vm.count("csv") != 0U)
+    print_csv(report);
   else
     print_comparison(report, arch.launch_gpu_overhead_seconds > 0, arch.name);
   if (!max_mape) return kExitOk;
