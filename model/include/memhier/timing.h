@@ -21,9 +21,8 @@ struct Prediction {
   std::string kernel;
   double seconds = 0;  // predicted kernel time including launch overhead
   double launch_seconds = 0;
-  // The launch's time on the GPU, as ncu's gpu__time_duration gives it: seconds less
-  // the launch overhead, plus the GPU's own part of a launch (launch.gpu_overhead; where the arch has none,
-  // launch_seconds stays in).
+  // The launch's time on the GPU, as ncu's gpu__time_duration gives it: seconds less the launch overhead, plus the
+  // GPU's own part of a launch (launch.gpu_overhead; where the arch has none, launch_seconds stays in).
   double gpu_seconds = 0;
   bool idle_gpu = false;  // launch_seconds is launch.idle_overhead (PredictOptions::idle_gpu)
   std::vector<TimeTerm> terms;
