@@ -780,6 +780,15 @@ TEST_CASE("8.3 sweep: one simulation per memory configuration, timing-only keys 
                           kExamples));
   REQUIRE(r.rc == 0);
   CHECK(r.err.find("4 points, 2 distinct memory configurations") != std::string::npos);
+  // launch.gpu_overhead is timing-only (one simulation) and moves only the GPU time (gpu_seconds), by its change.
+  Result gpu = memhier(fmt::format(
+      "sweep {}/coalesced_copy.yaml --arch h100 --set n=4096 --vary launch.gpu_overhead=1us,3us --json", kExamples));
+  REQUIRE(gpu.rc == 0);
+  CHECK(gpu.err.find("2 points, 1 distinct memory configuration") != std::string::npos);
+  const auto gp = nlohmann::json::parse(gpu.out)["points"];
+  CHECK(gp[0]["seconds"] == gp[1]["seconds"]);
+  CHECK(gp[1]["gpu_seconds"].get<double>() - gp[0]["gpu_seconds"].get<double>() == doctest::Approx(2e-6));
+  CHECK(gp[0]["gpu_seconds"].get<double>() == doctest::Approx(gp[0]["seconds"].get<double>() - 3.02e-6 + 1e-6));
   // An L2 whose simulated state (about 20 bytes a 128-byte line) is more than any test machine's memory: refused
   // before it is built. 3200 GiB: 2^24 of the H100's 200 KiB (a set in each of its 100 slices).
   Result huge =

@@ -49,6 +49,7 @@ const std::set<std::string> kTimingOnly = {"clocks.sm",
                                            "shared_memory.barrier_cycles",
                                            "shared_memory.barrier_latency_cycles",
                                            "launch.idle_overhead",
+                                           "launch.gpu_overhead",
                                            "launch.block_cycles",
                                            "launch.warp_cycles",
                                            "timing.overlap_exponent"};
@@ -313,6 +314,7 @@ int run_sweep(const std::vector<std::string>& args) {
       nlohmann::json row = {{"kernel", pr.kernel},
                             {"launch_index", i},
                             {"seconds", pr.seconds},
+                            {"gpu_seconds", pr.gpu_seconds},
                             {"bound", pr.bound},
                             {"dram_bandwidth", pr.dram_bandwidth},
                             {"explanation", pr.explanation}};
@@ -323,12 +325,13 @@ int run_sweep(const std::vector<std::string>& args) {
     std::cout << json_text(nlohmann::json{{"trace", trace}, {"vary", keys}, {"points", rows}}, 2) << "\n";
   } else if (vm.count("csv") != 0U) {
     for (const auto& k : keys) std::cout << csv_field(k) << ",";
-    std::cout << "kernel,seconds,bound,dram_bandwidth,launch_index\n";
+    std::cout << "kernel,seconds,bound,dram_bandwidth,launch_index,gpu_seconds\n";
     for (const auto& r : rows) {
       for (const auto& k : keys) std::cout << csv_field(r[k].get<std::string>()) << ",";
-      std::cout << fmt::format("{},{:.9g},{},{:.6g},{}\n", csv_field(r["kernel"].get<std::string>()),
+      std::cout << fmt::format("{},{:.9g},{},{:.6g},{},{:.9g}\n", csv_field(r["kernel"].get<std::string>()),
                                r["seconds"].get<double>(), r["bound"].get<std::string>(),
-                               r["dram_bandwidth"].get<double>(), r["launch_index"].get<std::size_t>());
+                               r["dram_bandwidth"].get<double>(), r["launch_index"].get<std::size_t>(),
+                               r["gpu_seconds"].get<double>());
     }
   } else {
     std::vector<std::string> header = keys;
