@@ -1069,10 +1069,11 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
   // ("n/a") of other metrics skipped. The same launch and numbers as the details page above.
   std::ofstream(dir / "raw.csv")
       << "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"device__attribute_display_name\","
-         "\"dram__bytes_read.sum\",\"gpu__time_duration.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\"\n"
-         "\"\",\"\",\"\",\"\",\"\",\"byte\",\"ns\",\"sector\"\n"
+         "\"dram__bytes_read.sum\",\"gpu__time_duration.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\","
+         "\"device__attribute_host_numa_id\"\n"
+         "\"\",\"\",\"\",\"\",\"\",\"byte\",\"ns\",\"sector\",\"\"\n"
          "\"0\",\"coalesced_copy(const float *, float *, long long)\",\"(256, 1, 1)\",\"(65536, 1, 1)\",\"n/a\","
-         "\"67,117,824\",\"55,680\",\"2,097,152\"\n";
+         "\"67,117,824\",\"55,680\",\"2,097,152\",\"-1\"\n";
   Result raw = memhier(fmt::format("validate --ncu {0}/raw.csv {0}/a.mht --arch h100 --json", dir.string()));
   REQUIRE(raw.rc == 0);
   const auto rj = nlohmann::json::parse(raw.out)["launches"][0];

@@ -118,10 +118,13 @@ class NcuCsvReader {
       add(id, n, f, cell(f, m_metric), cell(f, m_value), cell(f, m_unit));
       return;
     }
-    // A metric column's name has a double underscore (dram__bytes_read.sum); its text values ("n/a") are skipped.
-    for (std::size_t c = 0; c < m_header.size() && c < f.size(); ++c)
-      if (m_header[c].find("__") != std::string::npos && ncu_number(f[c]))
+    // A metric column's name has a double underscore (dram__bytes_read.sum). The page also holds the device's
+    // attributes, whose values need not be counts (text, "n/a", a NUMA id of -1): what is no count is skipped.
+    for (std::size_t c = 0; c < m_header.size() && c < f.size(); ++c) {
+      const std::optional<double> v = ncu_number(f[c]);
+      if (m_header[c].find("__") != std::string::npos && v && std::isfinite(*v) && *v >= 0)
         add(id, n, f, m_header[c], f[c], c < m_wide_units.size() ? m_wide_units[c] : std::string());
+    }
   }
 
   // One metric of launch `id`, from line `n`: a count of 0 or more.
