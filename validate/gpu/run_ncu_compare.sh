@@ -23,9 +23,11 @@ echo "build rc=$?" | tee -a "$out/environment.txt"
 memhier=$build/tools/memhier
 suite=$build/kernels/memhier-suite
 metrics=$("$memhier" validate --ncu-metrics)
-case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) in
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+case $gpu in
   *H200*) arch=h200 ;;
-  *) arch=h100 ;;
+  *H100*) arch=h100 ;;
+  *) echo "no arch file is picked here for '$gpu': add its case" | tee -a "$out/environment.txt"; exit 1 ;;
 esac
 # take NAME CMD...: captures and profiles the program CMD (every launch but the suite's L2 flush, read_all).
 take() {
