@@ -1036,6 +1036,16 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
     CHECK(nlohmann::json::parse(n.out)["launches"][0]["measured_s"].get<double>() ==
           doctest::Approx(55.68e-6).epsilon(1e-12));  // microseconds read as such
   }
+  {
+    // A quote inside a quoted field is written twice (RFC 4180): a template argument that is a string literal.
+    std::ofstream(dir / "quoted.csv")
+        << "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+           "\"0\",\"void coalesced_copy<str{\"\"a,b\"\"}>(const float *)\",\"(65536, 1, 1)\",\"(256, 1, 1)\","
+           "\"gpu__time_duration.sum\",\"us\",\"55.68\"\n";
+    Result q = memhier(fmt::format("validate --ncu {0}/quoted.csv {0}/a.mht --arch h100 --json", dir.string()));
+    REQUIRE(q.rc == 0);
+    CHECK(nlohmann::json::parse(q.out)["launches"][0]["kernel"] == "void coalesced_copy<str{\"a,b\"}>(const float *)");
+  }
   // What it refuses, naming the file and line: launches that are not the same, counts in display units, a time in a
   // unit that is none, a raw-page export, more launches on one side.
   auto replaced = [](std::string text, const std::string& from, const std::string& to) {

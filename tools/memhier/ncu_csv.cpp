@@ -18,8 +18,11 @@ std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out;
   std::string cur;
   bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
+      cur += line[++i];  // a quote inside a quoted field is written twice
+    else if (c == '"')
       quoted = !quoted;
     else if (c == ',' && !quoted)
       out.push_back(std::exchange(cur, {}));
