@@ -7,9 +7,10 @@ reach each k-step mark. The model (model/sim/tpc_merge.h) merges a read with its
 latency (about 150 ns on the H100), and its siblings run in lockstep. With the ncu CSV: the read sectors the L2 was
 spared (L1 misses less L2 reads from L1TEX) as a share of the A-tile sectors, which the model gives as 100%.
 
-Usage: analyze_sibling_drift.py DIR   (DIR holds sibling_drift.json and sibling_drift_ncu.csv)
+Usage: analyze_sibling_drift.py DIR   (DIR holds sibling_drift.json or .json.gz, and sibling_drift_ncu.csv)
 """
 import csv
+import gzip
 import json
 import statistics
 import sys
@@ -83,7 +84,8 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     folder = Path(sys.argv[1])
-    data = json.loads((folder / "sibling_drift.json").read_text())
+    plain = folder / "sibling_drift.json"
+    data = json.loads(plain.read_text() if plain.exists() else gzip.decompress((folder / "sibling_drift.json.gz").read_bytes()))
     ncu = ncu_rows(folder / "sibling_drift_ncu.csv")
     resident_blocks = 8 * data["sms"]  # 256 threads a block, 2048 a SM
     print(f"{data['name']}, {data['sms']} SMs; a wave: {resident_blocks} blocks")
@@ -105,11 +107,9 @@ def main():
                 l1_miss = (m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
                            - m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"])
                 spared = l1_miss - m["lts__t_sectors_srcunit_tex_op_read.sum"]
-                a_sectors = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / 2
                 print(f"    ncu: L1 miss sectors {l1_miss:,.0f}, L2 reads from L1TEX "
                       f"{m['lts__t_sectors_srcunit_tex_op_read.sum']:,.0f}, spared {spared:,.0f} "
-                      f"({spared / a_sectors:.0%} of the A-tile sectors if half are A's); "
-                      f"{m['gpu__time_duration.sum']:,.0f} ns")
+                      f"({spared / l1_miss:.1%} of the misses); {m['gpu__time_duration.sum']:,.0f} ns")
             launch += 1
 
 
