@@ -674,6 +674,27 @@ TEST_CASE("the two SMs of a TPC reading the same sectors at once reach L2 once; 
   CHECK(unmerged.l2_merged_sectors == 0);
 }
 
+TEST_CASE("only the first wave's blocks merge their reads with the TPC sibling's; later ones run beside others") {
+  // Blocks 2j and 2j + 1 read the same 1024 floats (128 sectors), past L1. 1024 threads a block: 2 blocks an H100 SM,
+  // a wave of 264. The GPU places the first wave's pairs on one TPC, and later blocks wherever a place frees
+  // (validate/results/h200-2026-11-27-sibling-drift: matmul_tiled n=1024, 556 of its 2,048 pairs on one TPC, about the
+  // first wave's 528): the first wave's 132 pairs merge 128 sectors each, the second wave's none.
+  const std::string yaml = R"(kernel: pairs
+params: {waves: 1}
+launch: {grid: 264 * waves, block: 1024, registers: 16}
+arrays:
+  buf: {element: 4, length: 264 * 512 * waves}
+body:
+  - load: buf[blockIdx.x / 2 * 1024 + threadIdx.x]
+    hint: cg
+)";
+  const SimCounters one = run(h100(), yaml), two = run(h100(), yaml, {{"waves", "2"}});
+  CHECK(one.global_ld_sectors == 264 * 128);
+  CHECK(one.l2_merged_sectors == 132 * 128);
+  CHECK(two.global_ld_sectors == 2 * 264 * 128);
+  CHECK(two.l2_merged_sectors == 132 * 128);
+}
+
 TEST_CASE(
     "load waits: a run of loads of distinct instructions waits once; a repeated instruction or work starts another") {
   auto waits = [&](const std::string& body) {

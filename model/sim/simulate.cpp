@@ -388,6 +388,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     ks.dram_channel_write_bytes.assign(static_cast<std::size_t>(arch.dram.channels), 0);
     const PolicyMap policy(residency.windows);
     SmFrontSpec spec;
+    spec.paired_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
+    spec.grid_x = launch.grid.x;
+    spec.grid_y = launch.grid.y;
     spec.l1.line_bytes = arch.l1.line;
     spec.l1.sector_bytes = arch.l1.sector;
     // The carveout's capacity split into sets of the arch's ways, or ways of its sets (validated: one of the two).
@@ -439,8 +442,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       sms[s].emplace(spec, policy, lists, static_cast<int>(s), std::move(*l1));
     });
 
-    const std::size_t wave_blocks =
-        static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
+    const std::size_t wave_blocks = spec.paired_blocks;
     const auto sm_count = static_cast<std::size_t>(num_sms);
     const int parts = arch.l2.partitions;
     const bool merge_misses = arch.l1.miss_merge_sms == 2;
@@ -615,7 +617,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           TpcMerge& merge = first_round ? local : merges_saved[g];
           auto replay = [&](const L2Request& request, std::size_t sm) {
             L2Request r = request;
-            if (merge_misses && r.op == L2Op::read) {
+            if (merge_misses && r.op == L2Op::read && r.paired != 0) {
               const std::uint32_t merged = merge.merged(r, sm);
               if (merged != 0) {
                 sc.l2_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
@@ -640,7 +642,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           // transpose_tiled gains and the others move within that host's spread
           // (bench/results/compare-gpu-machine-2026-11-27-session48).
           auto ahead = [&](const L2Request& r, std::size_t sm) {
-            if (merge_misses && r.op == L2Op::read) merge.prefetch(r.line, sm);
+            if (merge_misses && r.op == L2Op::read && r.paired != 0) merge.prefetch(r.line, sm);
             group[r.home].prefetch(r.set);
             if (r.home != r.from) group[r.from].prefetch(r.set);
           };

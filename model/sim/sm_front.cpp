@@ -91,6 +91,7 @@ std::uint32_t SmFront::in_flight(std::uint64_t line, std::uint32_t sectors) {
   std::uint64_t& before = op == L2Op::write ? m_written_chunk : m_sent_chunk;
   const std::uint64_t chunk = line >> m_spec.dram_row_line_shift;
   r.row_follows = before == chunk;
+  r.paired = m_paired ? 1 : 0;
   before = chunk;
 }
 
@@ -120,6 +121,7 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   constexpr std::uint8_t kCompactDense = kLayoutCompact | kLayoutKnown | kLayoutDense;
   m_compact = nullptr;
   m_block = &b;
+  m_paired = (std::uint64_t{b.index.z} * m_spec.grid_y + b.index.y) * m_spec.grid_x + b.index.x < m_spec.paired_blocks;
   // A compact shared record of bank words (a tile's column, a broadcast): its lanes never written out.
   if (r.space == AddressSpace::shared)
     if (const std::optional<BankResult> w = compact_banks(r)) return shared_access(r, *w);

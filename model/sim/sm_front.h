@@ -38,6 +38,10 @@ struct SmFrontSpec {
   unsigned constant_line_shift = 6;
   unsigned dram_row_line_shift = 3;                  // log2(lines of a DRAM row chunk: dram.row_bytes / 128)
   std::uint64_t bulk_bytes_max = ~std::uint64_t{0};  // a bulk copy's largest (a block's shared memory)
+  // The launch's first blocks, in launch order (x fastest), whose reads may merge with the TPC sibling's
+  // (L2Request::paired): the first wave's. `grid_x` x `grid_y` blocks a z plane.
+  std::uint64_t paired_blocks = ~std::uint64_t{0};
+  std::uint64_t grid_x = 1, grid_y = 1;
 };
 
 // Aligned to two cache lines: simulate() runs the SMs on all host threads, and an SM's counters and state, written
@@ -146,6 +150,7 @@ class alignas(128) SmFront {
   std::array<std::uint8_t, kWarpSize> m_lanes{};
   LaneBuffer m_buffer{};                  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
   const BlockTrace* m_block = nullptr;    // the block of the record being issued
+  bool m_paired = true;                   // whether that block is of the first wave (L2Request::paired)
   const BlockTrace* m_compact = nullptr;  // the same, where the record is compact and dense (see global_access)
   std::array<std::uint64_t, 2> m_ends{};  // its first and last lane's addresses
   // What a record in runs form (kLayoutRuns: a two-dimensional block's rows) makes of its 32 lanes depends on its

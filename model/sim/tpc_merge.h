@@ -10,6 +10,11 @@
 // take that long on the GPU. In the simulator they take the cycles their issue takes (warp_scheduler.h), fewer, and
 // a late sibling shares none past `window` (the model's edge is sharp where the GPU's is gradual).
 //
+// Only a launch's first wave is placed in pairs: later blocks go to whichever SM frees a place first, beside a block
+// from elsewhere in the grid (validate/results/h200-2026-11-27-sibling-drift: matmul_tiled n=1024 on the H200, blocks
+// 2j and 2j + 1 on one TPC in 556 of 2,048 pairs, about the first wave's 528; the L2 spared 14% of its A-tile reads,
+// not the 100% that pairs in every wave merge). So only the first wave's reads merge (L2Request::paired).
+//
 // The replay sees every SM's requests in cycle order (simulate.cpp). A read from an SM finds what its sibling (the
 // other SM of the pair: SMs 2t and 2t + 1, as the round-robin placement puts blocks 2j and 2j + 1 there) requested of
 // the same line within the last `window` cycles (the L2 latency: until the data are back the request is in flight),
