@@ -11,9 +11,11 @@
 // a late sibling shares none past `window` (the model's edge is sharp where the GPU's is gradual).
 //
 // Only a launch's first wave is placed in pairs: later blocks go to whichever SM frees a place first, beside a block
-// from elsewhere in the grid (validate/results/h200-2026-11-27-sibling-drift: matmul_tiled n=1024 on the H200, blocks
-// 2j and 2j + 1 on one TPC in 556 of 2,048 pairs, about the first wave's 528; the L2 spared 14% of its A-tile reads,
-// not the 100% that pairs in every wave merge). So only the first wave's reads merge (L2Request::paired).
+// from elsewhere in the grid (validate/results/h100-2026-11-27-sibling-drift, the same on the H200: matmul_tiled
+// n=1024's blocks 2j and 2j + 1 share a TPC in 556-564 of 2,048 pairs, about the first wave's 528, and the L2 is spared
+// 7.4% of its read misses, where the model merging pairs in every wave spared 25%, now 6.4%; four other suite kernels
+// keep 4-18% of their later pairs on one TPC: h100-2026-11-27-suite-placement). So only the first wave's reads merge
+// (L2Request::paired).
 //
 // The replay sees every SM's requests in cycle order (simulate.cpp). A read from an SM finds what its sibling (the
 // other SM of the pair: SMs 2t and 2t + 1, as the round-robin placement puts blocks 2j and 2j + 1 there) requested of
