@@ -13,18 +13,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-
-__device__ unsigned smid() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-__device__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+#include "sm_clock.cuh"
 
 __global__ void place(unsigned* sm, unsigned long long* start, unsigned long long* stop, long long spin) {
   extern __shared__ float pad[];

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "sm_clock.cuh"
 
 constexpr int kTableFloats = 16384;  // 64 KB, all of constant bank 3's user space
 __constant__ float c_table[kTableFloats];
@@ -32,12 +33,6 @@ struct Pattern {
   int blocks = 4096;
   int threads = 256;
 };
-
-__device__ unsigned smid() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 __global__ void constant_pattern(float* out, int k_count, Pattern p, long long* start, long long* stop, unsigned* sm) {
   const unsigned lane = threadIdx.x % 32;

@@ -14,18 +14,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-
-__device__ unsigned smid() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-__device__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+#include "sm_clock.cuh"
 
 // times: a row of `marks` a block: its start, its k-step marks, its end.
 __global__ void drift_tiled(const float* A, const float* B, float* C, int n, unsigned* sm, unsigned long long* times,

@@ -11,16 +11,11 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "sm_clock.cuh"
 
 constexpr int kLines = 16;
 constexpr int kChase = 256;
 constexpr int kStrideWords = 1024;  // lines 2 x 1024 words (16 KiB) apart
-
-__device__ unsigned smid() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 __global__ void chase(unsigned long long* const* lines, unsigned* claimed, float* cycles, unsigned long long* sink) {
   if (threadIdx.x != 0) return;
