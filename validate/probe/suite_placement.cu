@@ -4,15 +4,18 @@
 // pair's reads (model/sim/tpc_merge.h), so which kernels keep their pairs decides which merge.
 //
 // The suite's stencil_2d (n=2048), misaligned_copy (n=2^24, offset 1), transpose_naive (n=4096) and random_gather
-// (n=2^22 over 2^18 floats), as kernels/suite_kernels.cuh has them, thread 0 of each block also recording its SM
+// (n=2^22 over 2^18 floats), their bodies from kernels/suite_kernels.cuh, thread 0 of each block also recording its SM
 // (%smid) and %globaltimer (ns) at the block's start and end. Each runs 3 times after a warm-up.
-// Output: one JSON object on stdout (none with an argument: under ncu). Build: nvcc -O2 -arch=sm_90 suite_placement.cu
+// Output: one JSON object on stdout (none with an argument: under ncu).
+// Build: nvcc -O2 -arch=sm_90 -I../../model/include suite_placement.cu
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <vector>
 
+#include "../../kernels/suite_kernels.cuh"
 #include "cuda_check.h"
+#include "memhier/urand.h"
 #include "sm_clock.cuh"
 
 // A block's SM, start and end (ns), kept by thread 0.
@@ -40,40 +43,25 @@ __device__ void mark_end(Marks m) {
 
 __global__ void sp_stencil_2d(const float* in, float* out, int n, Marks m) {
   mark_start(m);
-  __shared__ float tile[18 * 18];
-  int tx = threadIdx.x, ty = threadIdx.y, gx = blockIdx.x * 16 + tx, gy = blockIdx.y * 16 + ty;
-  tile[(ty + 1) * 18 + tx + 1] = in[gy * n + gx];
-  if (tx == 0 && gx > 0) tile[(ty + 1) * 18] = in[gy * n + gx - 1];
-  if (tx == 15 && gx < n - 1) tile[(ty + 1) * 18 + 17] = in[gy * n + gx + 1];
-  if (ty == 0 && gy > 0) tile[tx + 1] = in[(gy - 1) * n + gx];
-  if (ty == 15 && gy < n - 1) tile[17 * 18 + tx + 1] = in[(gy + 1) * n + gx];
-  __syncthreads();
-  if (gx > 0 && gx < n - 1 && gy > 0 && gy < n - 1) {
-    float c = tile[(ty + 1) * 18 + tx + 1], up = tile[ty * 18 + tx + 1], down = tile[(ty + 2) * 18 + tx + 1];
-    float left = tile[(ty + 1) * 18 + tx], right = tile[(ty + 1) * 18 + tx + 2];
-    out[gy * n + gx] = 0.2f * (c + up + down + left + right);
-  }
+  suite::stencil_2d_body(in, out, n);
   mark_end(m);
 }
 
 __global__ void sp_misaligned_copy(const float* x, float* y, long long n, int offset, Marks m) {
   mark_start(m);
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i + offset < n) y[i] = x[i + offset];
+  suite::misaligned_copy_body(x, y, n, offset);
   mark_end(m);
 }
 
 __global__ void sp_transpose_naive(const float* in, float* out, int n, Marks m) {
   mark_start(m);
-  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
-  for (int j = 0; j < 32; j += 8) out[x * n + y + j] = in[(y + j) * n + x];
+  suite::transpose_naive_body(in, out, n);
   mark_end(m);
 }
 
 __global__ void sp_random_gather(const int* idx, const float* in, float* out, long long n, Marks m) {
   mark_start(m);
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = in[idx[i]];
+  suite::random_gather_body(idx, in, out, n);
   mark_end(m);
 }
 
@@ -91,13 +79,13 @@ int main(int argc, char** argv) {
   const long long big = 1LL << 24, gather_n = 1LL << 22, table = 1LL << 18;
   float *a = nullptr, *b = nullptr;
   int* idx = nullptr;
-  CHECK(cudaMalloc(&a, sizeof(float) * big));
+  CHECK(cudaMalloc(&a, sizeof(float) * (big + 1)));  // misaligned_copy reads one float past n
   CHECK(cudaMalloc(&b, sizeof(float) * big));
   CHECK(cudaMalloc(&idx, sizeof(int) * gather_n));
-  CHECK(cudaMemset(a, 0, sizeof(float) * big));
+  CHECK(cudaMemset(a, 0, sizeof(float) * (big + 1)));
   std::vector<int> h(gather_n);
-  unsigned s = 1;
-  for (int& v : h) v = static_cast<int>((s = s * 1664525U + 1013904223U) >> 14) % static_cast<int>(table);
+  for (long long i = 0; i < gather_n; ++i)  // the suite's indices (seed 1)
+    h[static_cast<std::size_t>(i)] = static_cast<int>(memhier::urand(1, static_cast<unsigned long long>(i), 0, table));
   CHECK(cudaMemcpy(idx, h.data(), sizeof(int) * gather_n, cudaMemcpyHostToDevice));
   const Case cases[] = {{"stencil_2d n=2048", dim3(128, 128), dim3(16, 16)},
                         {"misaligned_copy n=1<<24 offset=1", dim3(65536), dim3(256)},
@@ -114,13 +102,12 @@ int main(int argc, char** argv) {
     std::vector<unsigned long long> hs(blocks), he(blocks);
     const int threads = static_cast<int>(cases[c].block.x * cases[c].block.y);
     int resident = 0;
-    const void* kernels[] = {reinterpret_cast<const void*>(sp_stencil_2d),
-                             reinterpret_cast<const void*>(sp_misaligned_copy),
-                             reinterpret_cast<const void*>(sp_transpose_naive),
-                             reinterpret_cast<const void*>(sp_random_gather)};
+    const void* kernels[] = {
+        reinterpret_cast<const void*>(sp_stencil_2d), reinterpret_cast<const void*>(sp_misaligned_copy),
+        reinterpret_cast<const void*>(sp_transpose_naive), reinterpret_cast<const void*>(sp_random_gather)};
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernels[c], threads, 0));
-    std::fprintf(out, "%s    {\"name\": \"%s\", \"threads\": %d, \"resident_per_sm\": %d, \"runs\": [",
-                 c ? ",\n" : "", cases[c].name, threads, resident);
+    std::fprintf(out, "%s    {\"name\": \"%s\", \"threads\": %d, \"resident_per_sm\": %d, \"runs\": [", c ? ",\n" : "",
+                 cases[c].name, threads, resident);
     for (int run = -1; run < 3; ++run) {
       if (c == 0) sp_stencil_2d<<<cases[c].grid, cases[c].block>>>(a, b, 2048, m);
       if (c == 1) sp_misaligned_copy<<<cases[c].grid, cases[c].block>>>(a, b, big, 1, m);
