@@ -143,6 +143,7 @@ class alignas(128) SmFront {
   int m_sm;
   Divisor m_l2_sets, m_slices;  // place_in_sets()'s divisions of every request
   std::uint8_t m_partition;     // the L2 partition this SM belongs to
+  bool m_paired = true;         // whether the block being issued is of the first wave (L2Request::paired)
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
   std::array<std::uint32_t, std::tuple_size_v<decltype(SectorSet::lines)>> m_words{};  // written_words()'s
@@ -150,7 +151,6 @@ class alignas(128) SmFront {
   std::array<std::uint8_t, kWarpSize> m_lanes{};
   LaneBuffer m_buffer{};                  // a compact record's lane addresses, written out (BlockTrace::lane_addresses)
   const BlockTrace* m_block = nullptr;    // the block of the record being issued
-  bool m_paired = true;                   // whether that block is of the first wave (L2Request::paired)
   const BlockTrace* m_compact = nullptr;  // the same, where the record is compact and dense (see global_access)
   std::array<std::uint64_t, 2> m_ends{};  // its first and last lane's addresses
   // What a record in runs form (kLayoutRuns: a two-dimensional block's rows) makes of its 32 lanes depends on its
