@@ -5,7 +5,7 @@ For each configuration and run: the blocks whose TPC sibling (the other SM of th
 same blockIdx.y at the same time (the two read the same rows of A, step by step), and how far apart in time the two
 reach each k-step mark. The model (model/sim/tpc_merge.h) merges a read with its sibling's when it comes within the L2
 latency (about 150 ns on the H100), and its siblings run in lockstep. With the ncu CSV: the read sectors the L2 was
-spared (L1 misses less L2 reads from L1TEX) as a share of the A-tile sectors, which the model gives as 100%.
+spared (L1 misses less L2 reads from L1TEX) as a share of the L1 misses (matmul_tiled reads half its sectors from A).
 
 Usage: analyze_sibling_drift.py DIR   (DIR holds sibling_drift.json or .json.gz, and sibling_drift_ncu.csv)
 """
