@@ -70,8 +70,7 @@ struct Case {
   dim3 grid, block;
 };
 
-int main(int argc, char** argv) {
-  (void)argv;
+int main(int argc, char** /*argv*/) {
   std::FILE* out = argc > 1 ? std::fopen("/dev/null", "w") : stdout;
   if (out == nullptr) return 1;
   cudaDeviceProp p{};
