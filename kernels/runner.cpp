@@ -121,6 +121,12 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
+std::size_t persisting_set_aside() {
+  std::size_t bytes = 0;
+  SUITE_CHECK(cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize));
+  return bytes;
+}
+
 nlohmann::json time_case(suite::Case& c, const Options& o, suite::L2Flusher& flusher, cudaStream_t stream) {
   cudaEvent_t start = nullptr, stop = nullptr;
   SUITE_CHECK(cudaEventCreate(&start));
@@ -177,7 +183,11 @@ int run(const Options& o) {
     ++selected;
     nlohmann::json rec = {{"case", c.id()},     {"kernel", c.kernel}, {"params", c.params},
                           {"regime", c.regime}, {"warm", c.warm},     {"launches_per_run", c.launches}};
+    const std::size_t set_aside = persisting_set_aside();
     c.setup();
+    // The L2 set aside for persisting lines while the case runs: the case's own (persisting_l2_window's 16 MiB) or
+    // none. A case that leaves one behind would slow the cases after it (transpose_padded by 25%): refused below.
+    rec["persisting_set_aside_bytes"] = persisting_set_aside();
     // Under ncu and the tracer, they control caches and kernels, unless asked (--flush).
     if (!c.warm && (!o.once || o.flush)) flusher.flush(stream);
     c.run(stream);
@@ -194,6 +204,10 @@ int run(const Options& o) {
       rec.update(time_case(c, o, flusher, stream));
     }
     c.teardown();
+    if (persisting_set_aside() != set_aside)
+      throw std::runtime_error(c.id() + " left the persisting L2 set-aside at " +
+                               std::to_string(persisting_set_aside()) + " bytes (it was " + std::to_string(set_aside) +
+                               ")");
     rec.update(env);
     out << rec.dump() << "\n" << std::flush;
     std::cerr << c.id() << ": " << rec["check"].get<std::string>()
