@@ -805,10 +805,15 @@ TEST_CASE("L2 slice: a far write leaves the writer a copy; a write at home drops
   // Partition 1 writes line 7 (homed in partition 0): 4 sectors looked up in its own slice, 4 at home.
   g.replay(request(7, L2Op::write, 1, 0));
   CHECK(g.c.l2_write_sectors == 8);
+  // Two lookups of 4 sectors at 64 bytes a beat: 2 beats each, a write's (timing: l2.write_beat_cost).
+  CHECK(g.c.l2_beats == 4);
+  CHECK(g.c.l2_write_beats == 4);
   // It reads the line back from its copy: 4 sectors, all hits, nothing forwarded.
   g.replay(request(7, L2Op::read, 1, 0));
   CHECK(g.c.l2_read_sectors == 4);
   CHECK(g.c.l2_read_hits == 4);
+  CHECK(g.c.l2_beats == 6);  // a read's 2 beats
+  CHECK(g.c.l2_write_beats == 4);
   CHECK(g.c.l2_far_sectors == 4);  // the write's only
   // Partition 0 writes it at home: partition 1's copy is stale and goes (as simulate()'s replay drops it) ...
   g.replay(request(7, L2Op::write, 0, 0));

@@ -1,7 +1,7 @@
 // Timing model on hand-checkable cases, with the H100 file's constants: effective DRAM 2.78 TB/s, DRAM latency 675
 // cycles at 1980 MHz, launch overhead 3.02 us (5.82 us on an idle GPU), shared memory 122/128 wavefronts per clock per
 // SM (fitted), 2.02 cycles per access of a divergent constant load, block scheduling 157 cycles a block or 6.75 a warp,
-// on 132 SMs; concurrent times add up as their 3-norm (timing.overlap_exponent). Times compare to 1e-9 relative
+// on 132 SMs; L2 read beats of 64 B at 8.44 TB/s, a write beat 1.35 as long; concurrent times add up as their 3-norm (timing.overlap_exponent). Times compare to 1e-9 relative
 // (doctest's default Approx would accept any two times within 12 us).
 #include <doctest/doctest.h>
 
@@ -58,6 +58,22 @@ TEST_CASE("pure DRAM streaming: bytes / effective bandwidth + launch") {
   PredictOptions idle;
   idle.idle_gpu = true;
   CHECK(predict(h100(), k, idle).seconds == exactly(p.seconds - 3.02e-6 + 5.82e-6));
+}
+
+TEST_CASE("L2 slices: a read beat of 64 B at 8.44 TB/s, a write beat 1.35 times as long") {
+  // One block, so that nothing but the L2 counts (its block scheduling: 157 cycles, 79.3 ns).
+  KernelSim reads = kernel(1, 256, 8);
+  reads.counters.l2_beats = 1'000'000;
+  Prediction r = predict(h100(), reads);
+  CHECK(r.bound == "l2");
+  CHECK(r.terms[1].name == "l2");
+  CHECK(r.terms[1].seconds == exactly(64e6 / 8.44e12));  // 7.583 us
+  // The same beats, 400,000 of them a write's: 600,000 + 400,000 x 1.35 read beats.
+  KernelSim mixed = reads;
+  mixed.counters.l2_write_beats = 400'000;
+  const Prediction m = predict(h100(), mixed);
+  CHECK(m.terms[1].seconds == exactly(64 * 1.14e6 / 8.44e12));  // 8.645 us
+  CHECK(m.terms[1].detail.find("600000 read + 400000 write beats of 64 B") == 0);
 }
 
 TEST_CASE("DRAM rows: activations at the read and write rates, overlapping the bytes as a 3-norm") {

@@ -126,6 +126,8 @@ constexpr std::array kFields{
             [](Arch& a) -> FieldRef { return &a.l2.bandwidth; }},
   ArchField{"l2.slice_width", K::bytes, true, "bytes a slice moves per clock; a lookup of fewer sectors takes one beat",
             [](Arch& a) -> FieldRef { return &a.l2.slice_width; }},
+  ArchField{"l2.write_beat_cost", K::number, false, "a write lookup's beat, in read beats (l2.bandwidth); absent: 1",
+            [](Arch& a) -> FieldRef { return &a.l2.write_beat_cost; }},
   ArchField{"l2.dram_fetch_granularity", K::bytes, true, "bytes fetched from DRAM per L2 miss",
             [](Arch& a) -> FieldRef { return &a.l2.dram_fetch_granularity; }},
   ArchField{"l2.persisting_max", K::bytes, true, "largest persisting set-aside; 0B: unsupported",

@@ -97,6 +97,7 @@ void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCount
   } else if (op == L2Op::write) {
     c.l2_write_sectors += sectors;
     c.l2_write_hits += sectors;
+    c.l2_write_beats += m_beats[sectors];
   } else if (op == L2Op::atom) {
     c.l2_atom_sectors += sectors;
     c.l2_atom_hits += hits;
@@ -296,6 +297,7 @@ void L2Slice::fill_partials(SimCounters& c) {
     dram(e.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c);
     c.l2_write_sectors += m_fetch_sectors;  // the fetched sectors written in: lookups that miss
     c.l2_beats += m_beats[m_fetch_sectors];
+    c.l2_write_beats += m_beats[m_fetch_sectors];
     end_partial(e.slot, written);
     m_cache.dirty(e.slot) &= static_cast<std::uint8_t>(~written);
     m_cache.valid(e.slot) |= static_cast<std::uint8_t>(granule);

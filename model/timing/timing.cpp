@@ -99,11 +99,20 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
     dram_detail += fmt::format(", {} rows opened ({:.0f}% of accesses)", c.dram_row_misses, rows_opened);
   p.terms.push_back({"dram", dram_seconds, dram_detail});
   // Each lookup (near and far ones alike) holds a slice for whole beats: scattered one-sector requests cost as much
-  // slice time as two-sector ones (transpose_naive's stores, random gathers).
-  const auto l2_bytes = static_cast<double>(c.l2_beats * arch.l2.slice_width);
-  p.terms.push_back({"l2", safe_div(l2_bytes, arch.l2.bandwidth),
-                     fmt::format("{} beats of {} B at {}", c.l2_beats, arch.l2.slice_width,
-                                 units::format_bandwidth(arch.l2.bandwidth))});
+  // slice time as two-sector ones (transpose_naive's stores, random gathers). A write's beat holds it
+  // l2.write_beat_cost times as long as a read's (H100, every line in L2: a 4-byte write to each of 32 sectors takes
+  // 10.27 ps a write lookup device-wide, a 4-byte read of each 7.58 ps a read lookup: validate/results/
+  // h100-2026-11-28-l2ops).
+  const auto write_beats = static_cast<double>(c.l2_write_beats);
+  const double read_beats = static_cast<double>(c.l2_beats) - write_beats;
+  const double l2_bytes =
+      (read_beats + write_beats * arch.l2.write_beat_cost) * static_cast<double>(arch.l2.slice_width);
+  p.terms.push_back(
+      {"l2", safe_div(l2_bytes, arch.l2.bandwidth),
+       fmt::format("{:.0f} read + {:.0f} write beats of {} B at {}{}", read_beats, write_beats, arch.l2.slice_width,
+                   units::format_bandwidth(arch.l2.bandwidth),
+                   arch.l2.write_beat_cost == 1 ? std::string()
+                                                : fmt::format(", a write's {}x a read's", arch.l2.write_beat_cost))});
   // The L1 data stage moves up to a line's worth of bank words per pass at its bandwidth: a coalesced request takes
   // one pass, one whose lanes pile into a bank as many as that bank's words (softmax_naive's one-row-per-thread
   // loads: 32), a gather of L1 hits about 4 for 28 lines (SmFront::global_access counts them).
