@@ -1,8 +1,9 @@
 // Timing model on hand-checkable cases, with the H100 file's constants: effective DRAM 2.78 TB/s, DRAM latency 675
 // cycles at 1980 MHz, launch overhead 3.02 us (5.82 us on an idle GPU), shared memory 122/128 wavefronts per clock per
 // SM (fitted), 2.02 cycles per access of a divergent constant load, block scheduling 157 cycles a block or 6.75 a warp,
-// on 132 SMs; L2 read beats of 64 B at 8.44 TB/s, a write beat 1.35 as long; concurrent times add up as their 3-norm (timing.overlap_exponent). Times compare to 1e-9 relative
-// (doctest's default Approx would accept any two times within 12 us).
+// on 132 SMs; L2 read beats of 64 B at 8.44 TB/s, a write beat 1.35 as long; concurrent times add up as their 3-norm
+// (timing.overlap_exponent). Times compare to 1e-9 relative (doctest's default Approx would accept any two times within
+// 12 us).
 #include <doctest/doctest.h>
 
 #include <cmath>
