@@ -260,9 +260,10 @@ Case spill_case() {
       });
 }
 
-// The case sets aside 16 MiB of L2 for persisting lines; its teardown (this destructor) gives the set-aside back,
-// which until 2026-11-28 nothing did: every case the suite ran after this one (transpose_naive on) ran with 16 MiB set
-// aside, and transpose_padded took 55.6 us instead of 44.4 (validate/results/h100-2026-11-28-setaside).
+// The case asks for 16 MiB of L2 for persisting lines (the H100 grants 6 ways); its teardown (this destructor) restores
+// the set-aside it found, which until 2026-11-28 nothing did: every case the suite ran after this one (transpose_naive
+// on) ran with 6 ways set aside, and transpose_padded took 55.6 us instead of 44.4 on the H100
+// (validate/results/h100-2026-11-28-setaside).
 struct Window {
   long long n = 0, hot_n = 0;
   DeviceArray<float> stream, hot, out;

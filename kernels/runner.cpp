@@ -185,8 +185,9 @@ int run(const Options& o) {
                           {"regime", c.regime}, {"warm", c.warm},     {"launches_per_run", c.launches}};
     const std::size_t set_aside = persisting_set_aside();
     c.setup();
-    // The L2 set aside for persisting lines while the case runs: the case's own (persisting_l2_window's 16 MiB) or
-    // none. A case that leaves one behind would slow the cases after it (transpose_padded by 25%): refused below.
+    // The L2 set aside for persisting lines while the case runs: persisting_l2_window's own, or what the device had
+    // before (not 0: 3 ways on the lent H100 and H200). A case that leaves its own behind would slow the cases after
+    // it (transpose_padded by 25% on the H100): refused below.
     rec["persisting_set_aside_bytes"] = persisting_set_aside();
     // Under ncu and the tracer, they control caches and kernels, unless asked (--flush).
     if (!c.warm && (!o.once || o.flush)) flusher.flush(stream);

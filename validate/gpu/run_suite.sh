@@ -3,7 +3,7 @@
 # runs, L2 flushed between runs unless the case is about reuse), then runs each case once under ncu for the counters
 # memhier predicts. Results go under $OUT/suite (default ./gpu-out/suite):
 #   environment.txt  GPU, driver, CUDA, ncu versions and the date
-#   timings.jsonl    one record per case (runner output)
+#   timings.jsonl    one record per case (runner output), with the L2 set-aside it ran with (persisting_set_aside_bytes)
 #   ncu_cold.csv     the cold cases under ncu --cache-control none --replay-mode application, each launch after the
 #                    suite's own L2 flush (memhier-suite --once --flush), as the timed cold runs are. Under ncu's own
 #                    flush and kernel replay (--cache-control all) about 2.3 MB more is written to DRAM during each
