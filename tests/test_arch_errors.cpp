@@ -108,6 +108,11 @@ SCENARIO("3.x bad architecture files are rejected with file, line, column and ke
     CHECK(e.key() == "l2.write_beat_cost");
     CHECK(e.message().find("greater than zero") != std::string::npos);
   }
+  WHEN("an L2 atomic beat costs nothing") {
+    auto e = load_error("extends: h100\nname: x\nl2:\n  atom_beat_cost: 0\n");
+    CHECK(e.key() == "l2.atom_beat_cost");
+    CHECK(e.message().find("greater than zero") != std::string::npos);
+  }
   WHEN("the constant replay cost is not positive") {
     auto e = load_error("extends: h100\nname: x\nconstant_cache:\n  replay_cycles: 0\n");
     CHECK(e.key() == "constant_cache.replay_cycles");

@@ -826,6 +826,31 @@ TEST_CASE("L2 slice: a far write leaves the writer a copy; a write at home drops
   CHECK(g.c.dram_write_bytes == 0);
 }
 
+TEST_CASE("L2 slice: an atomic or reduction looks up its own sectors near and at home, a hit and a beat a sector") {
+  Group g(4);
+  // Partition 1's atomic on sector 2 of line 7 (homed in partition 0), which neither slice holds: its own slice's
+  // lookup counts a hit (ncu: every atomic lookup of the H100 probe hit, 1.5 a sector), the home's misses and
+  // fetches the sector's 64-byte granule. The home looks up that sector alone (a far read would take the granule).
+  L2Request atom = request(7, L2Op::atom, 1, 0);
+  atom.sectors = 0b0100;
+  g.replay(atom);
+  CHECK(g.c.l2_atom_sectors == 2);
+  CHECK(g.c.l2_atom_hits == 1);
+  CHECK(g.c.l2_far_sectors == 1);
+  CHECK(g.c.dram_read_bytes == 64);
+  CHECK(g.c.l2_beats == 2);  // a beat a sector
+  CHECK(g.c.l2_atom_beats == 2);
+  // A reduction of the whole line from partition 0, at home: 4 sectors, 4 beats (a read of them takes 2), none an
+  // atomic's; sectors 2 and 3 are there, 0 and 1 are fetched.
+  g.replay(request(7, L2Op::red, 0, 0));
+  CHECK(g.c.l2_red_sectors == 4);
+  CHECK(g.c.l2_red_hits == 2);
+  CHECK(g.c.dram_read_bytes == 128);
+  CHECK(g.c.l2_beats == 2 + 4);
+  CHECK(g.c.l2_atom_beats == 2);
+  CHECK(g.c.l2_far_sectors == 1);
+}
+
 TEST_CASE("L2 slice: a sector written a word at a time is readable once every word is, without a fetch") {
   Group g(4);
   L2Request read = request(5, L2Op::read, 0, 0);

@@ -683,7 +683,7 @@ TEST_CASE("8.2c predict and archs list show the model's error on record, and who
                       "validate/results/h100-2026-11-28b-suite, 46 within 25%, worst stencil_2d n=2048: -20.4%\n") !=
         std::string::npos);
   // The copy is DRAM-bound: the record's DRAM-bound cases (archs/h100.yaml accuracy.by_bound.dram).
-  CHECK(h100.out.find("\n                   of them bound by dram, as this kernel is: 19 cases, MAPE 7.1%, from -20.2% "
+  CHECK(h100.out.find("\n                   of them bound by dram, as this kernel is: 19 cases, MAPE 7.1%, from -20.0% "
                       "to +12.5%\n") != std::string::npos);
   Result b200 = memhier(copy + "b200");
   REQUIRE(b200.rc == 0);

@@ -75,6 +75,14 @@ TEST_CASE("L2 slices: a read beat of 64 B at 8.44 TB/s, a write beat 1.35 times 
   const Prediction m = predict(h100(), mixed);
   CHECK(m.terms[1].seconds == exactly(64 * 1.14e6 / 8.44e12));  // 8.645 us
   CHECK(m.terms[1].detail.find("600000 read + 400000 write beats of 64 B") == 0);
+  // 300,000 of the read beats an atomic's instead: 300,000 + 400,000 x 1.35 + 300,000 x 1.31 read beats.
+  KernelSim atomics = mixed;
+  atomics.counters.l2_atom_beats = 300'000;
+  const Prediction a = predict(h100(), atomics);
+  CHECK(a.terms[1].seconds == exactly(64 * (300'000 + 400'000 * 1.35 + 300'000 * 1.31) / 8.44e12));  // 8.943 us
+  CHECK(a.terms[1].detail ==
+        "300000 read + 400000 write beats + 300000 atomic beats of 64 B at 8.44TB/s, a write's 1.35x a read's, an "
+        "atomic's 1.31x");
 }
 
 TEST_CASE("DRAM rows: activations at the read and write rates, overlapping the bytes as a 3-norm") {
@@ -177,6 +185,15 @@ TEST_CASE("latency-bound pointer chase: accesses x latency") {
   CHECK(p.bound == "latency");
   // The other times (1000 issue slots: 126 ns; one block: 79 ns; DRAM: 23 ns) add under 1e-10 to its 3-norm.
   CHECK(p.seconds == exactly(1000 * 675 / 1.98e9 + 3.02e-6));
+  // Reductions that hit in L2 beside them change no wait (no warp waits for a reduction) ...
+  KernelSim reds = k;
+  reds.counters.l2_red_sectors = reds.counters.l2_red_hits = 1000;
+  CHECK(predict(h100(), reds).terms.back().seconds == exactly(1000 * 675 / 1.98e9));
+  // ... atomics that hit do: half the sectors waited for hit (285 cycles, the mean of near and far), the waits take
+  // (285 + 675) / 2 = 480 cycles each.
+  KernelSim atoms = k;
+  atoms.counters.l2_atom_sectors = atoms.counters.l2_atom_hits = 1000;
+  CHECK(predict(h100(), atoms).terms.back().seconds == exactly(1000 * 480 / 1.98e9));
   // The same loads in runs of two independent ones wait half as often.
   k.counters.load_waits = 500;
   CHECK(predict(h100(), k).seconds == exactly(500 * 675 / 1.98e9 + 3.02e-6));

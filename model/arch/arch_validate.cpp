@@ -195,6 +195,7 @@ void check_caches(const Arch& a, const Checker& c) {
             "l2.far_latency_cycles cannot be below l2.near_latency_cycles");
   c.positive(l2.bandwidth, "l2.bandwidth");
   c.positive(l2.write_beat_cost, "l2.write_beat_cost");
+  c.positive(l2.atom_beat_cost, "l2.atom_beat_cost");
   c.power_of_two(l2.slice_width, "l2.slice_width");
   c.require(l2.slice_width >= l2.sector && l2.slice_width <= l2.line, {"l2.slice_width", "l2.sector", "l2.line"},
             "l2.slice_width must lie between l2.sector and l2.line");

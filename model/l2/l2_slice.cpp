@@ -87,21 +87,30 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
 
 // ncu's lts__t_sectors_op_write_lookup_hit equals lts__t_sectors_op_write on every H100 suite kernel, cold streaming
 // copies included (validate/results/h100-2026-11-22/report): a write allocates its sectors without a fetch and counts
-// as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats.
+// as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats, an atomic or
+// a reduction for a beat a sector. H100, every line in L2 (validate/results/h100-2026-11-28-l2atomics): a warp's
+// 4-byte reductions to 32 sectors take 7.50 ps a lookup device-wide, as reads do (7.58), its 4-byte atomics (the old
+// values returned) 9.96 ps, l2.atom_beat_cost read beats; atomics to each word of one line take 12.4 ps a sector looked
+// up, which whole beats (half a beat a sector) would put under half of what they take. (Reductions to each word of a
+// line take 7.38 ps a sector, as whole-line reads and writes take at that rate: those kinds wait on something else.)
 void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
-  c.l2_beats += m_beats[sectors];
   // Compares, reads first, instead of a switch's indirect jump: nearly every lookup is a read or a write.
   if (op == L2Op::read) {
+    c.l2_beats += m_beats[sectors];
     c.l2_read_sectors += sectors;
     c.l2_read_hits += hits;
   } else if (op == L2Op::write) {
+    c.l2_beats += m_beats[sectors];
     c.l2_write_sectors += sectors;
     c.l2_write_hits += sectors;
     c.l2_write_beats += m_beats[sectors];
   } else if (op == L2Op::atom) {
+    c.l2_beats += sectors;
+    c.l2_atom_beats += sectors;
     c.l2_atom_sectors += sectors;
     c.l2_atom_hits += hits;
   } else {
+    c.l2_beats += sectors;
     c.l2_red_sectors += sectors;
     c.l2_red_hits += hits;
   }
@@ -122,15 +131,19 @@ void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCount
 std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
   const std::uint32_t slot = m_cache.find(r.line, r.set);
   const std::uint32_t have = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
-  count(r.op, static_cast<std::uint64_t>(std::popcount(r.sectors)),
-        static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
-  if (r.op == L2Op::atom || r.op == L2Op::red) {  // they run at home: a copy here would be stale
+  const auto sectors = static_cast<std::uint64_t>(std::popcount(r.sectors));
+  if (r.op == L2Op::atom || r.op == L2Op::red) {
+    // They run at home: a copy here would be stale. ncu counts the lookup a hit, as a write's (H100, lines in L2
+    // that atomics of both partitions keep changing, so no copy holds them: every atomic and reduction lookup a hit,
+    // 1.5 a sector; validate/results/h100-2026-11-28-l2atomics).
+    count(r.op, sectors, sectors, c);
     if (slot != SetCache::kNone) {
       end_partial(slot, 0xFU);
       m_cache.invalidate(slot);
     }
     return r.sectors;
   }
+  count(r.op, sectors, static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
   // The copy keeps what a read brings back (whole fetch granules) and the sectors a write wrote whole: the home slice
   // owns the dirty data, the copy is clean. Copies of written lines take room as those of read ones do: on the H100 a
   // steady copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint, not at the ~40 MiB it would
@@ -164,12 +177,14 @@ void L2Slice::drop_copy(const L2Request& r) {
 }
 
 // Some sectors of one line from one warp instruction. A sector that another sector of the same request brings in
-// (through the DRAM fetch granularity) still counts as a miss, as ncu counts it. A far request travels in whole fetch
-// granules (H100 lts sectors for isolated far sectors: 2.0x the L1 sectors; sim_check).
+// (through the DRAM fetch granularity) still counts as a miss, as ncu counts it. A far read travels in whole fetch
+// granules (H100 lts sectors for isolated far sectors: 2.0x the L1 sectors; sim_check); a far write, atomic or
+// reduction in its own sectors (H100, a 4-byte atomic or reduction to each of 32 sectors: 1.50 lookups an L1 sector;
+// validate/results/h100-2026-11-28-l2atomics).
 void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCounters& c) {
   const CacheGeometry& g = m_spec.geometry;
   std::uint32_t want = sectors;
-  if (far && r.op != L2Op::write) want = granules(sectors);
+  if (far && r.op == L2Op::read) want = granules(sectors);
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (far) c.l2_far_sectors += n;
   std::uint32_t slot = m_cache.find(r.line, r.set);

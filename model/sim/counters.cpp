@@ -73,8 +73,13 @@ const std::vector<SimCounterInfo>& sim_counter_table() {
       {"l2_merged_sectors", "", &C::l2_merged_sectors,
        "read sectors already in flight to L2 from the other SM of the TPC, or from the same SM (.cg loads): no L2 "
        "lookup"},
-      {"l2_beats", "", &C::l2_beats, "slice data-path beats: each lookup takes ceil(sectors x 32 B / l2.slice_width)"},
+      {"l2_beats", "", &C::l2_beats,
+       "slice data-path beats: each lookup takes ceil(sectors x 32 B / l2.slice_width), an atomic or reduction one a "
+       "sector"},
       {"l2_write_beats", "", &C::l2_write_beats, "of which write lookups' (each l2.write_beat_cost read beats long)"},
+      {"l2_atom_beats", "", &C::l2_atom_beats,
+       "of which atomic lookups' (one a sector, each l2.atom_beat_cost read beats long; a reduction's sectors take a "
+       "read beat each)"},
       {"l2_persisting_hits", "", &C::l2_persisting_hits, "hits on lines in the persisting set-aside"},
       {"l2_partial_fills", "", &C::l2_partial_fills,
        "partly written sectors written to DRAM and fetched whole (past l2.partial_sectors_max pending)"},

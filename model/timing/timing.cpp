@@ -102,17 +102,22 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   // slice time as two-sector ones (transpose_naive's stores, random gathers). A write's beat holds it
   // l2.write_beat_cost times as long as a read's (H100, every line in L2: a 4-byte write to each of 32 sectors takes
   // 10.27 ps a write lookup device-wide, a 4-byte read of each 7.58 ps a read lookup: validate/results/
-  // h100-2026-11-28-l2ops).
+  // h100-2026-11-28-l2ops). Atomics and reductions take a beat a sector (l2_slice.cpp), an atomic's (the old value
+  // returned) l2.atom_beat_cost read beats long, a reduction's as long as a read's (H100: 9.96 and 7.50 ps, reads
+  // 7.58: validate/results/h100-2026-11-28-l2atomics).
   const auto write_beats = static_cast<double>(c.l2_write_beats);
-  const double read_beats = static_cast<double>(c.l2_beats) - write_beats;
+  const auto atom_beats = static_cast<double>(c.l2_atom_beats);
+  const double read_beats = static_cast<double>(c.l2_beats) - write_beats - atom_beats;
   const double l2_bytes =
-      (read_beats + write_beats * arch.l2.write_beat_cost) * static_cast<double>(arch.l2.slice_width);
-  p.terms.push_back(
-      {"l2", safe_div(l2_bytes, arch.l2.bandwidth),
-       fmt::format("{:.0f} read + {:.0f} write beats of {} B at {}{}", read_beats, write_beats, arch.l2.slice_width,
-                   units::format_bandwidth(arch.l2.bandwidth),
-                   arch.l2.write_beat_cost == 1 ? std::string()
-                                                : fmt::format(", a write's {}x a read's", arch.l2.write_beat_cost))});
+      (read_beats + write_beats * arch.l2.write_beat_cost + atom_beats * arch.l2.atom_beat_cost) *
+      static_cast<double>(arch.l2.slice_width);
+  std::string l2_detail = fmt::format("{:.0f} read + {:.0f} write beats", read_beats, write_beats);
+  if (atom_beats > 0) l2_detail += fmt::format(" + {:.0f} atomic beats", atom_beats);
+  l2_detail += fmt::format(" of {} B at {}", arch.l2.slice_width, units::format_bandwidth(arch.l2.bandwidth));
+  if (arch.l2.write_beat_cost != 1) l2_detail += fmt::format(", a write's {}x a read's", arch.l2.write_beat_cost);
+  if (atom_beats > 0 && arch.l2.atom_beat_cost != 1)
+    l2_detail += fmt::format(", an atomic's {}x", arch.l2.atom_beat_cost);
+  p.terms.push_back({"l2", safe_div(l2_bytes, arch.l2.bandwidth), l2_detail});
   // The L1 data stage moves up to a line's worth of bank words per pass at its bandwidth: a coalesced request takes
   // one pass, one whose lanes pile into a bank as many as that bank's words (softmax_naive's one-row-per-thread
   // loads: 32), a gather of L1 hits about 4 for 28 lines (SmFront::global_access counts them).
@@ -166,8 +171,10 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const auto loads = static_cast<double>(c.load_waits);
   const auto lookups = static_cast<double>(c.l1_sector_lookups + c.l1_bypass_sectors);
   const double l1_hit = safe_div(static_cast<double>(c.l1_sector_hits), lookups);
-  const auto l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors + c.l2_red_sectors);
-  const double l2_hit = safe_div(static_cast<double>(c.l2_read_hits + c.l2_atom_hits + c.l2_red_hits), l2_reads);
+  // The L2 serves a wait's sectors at the hit rate of what warps wait for: reads and atomics (which return the old
+  // value), not reductions (no warp waits for one; ncu counts their lookups in the requester's partition hits).
+  const auto l2_reads = static_cast<double>(c.l2_read_sectors + c.l2_atom_sectors);
+  const double l2_hit = safe_div(static_cast<double>(c.l2_read_hits + c.l2_atom_hits), l2_reads);
   const double l2_latency = (arch.l2.near_latency_cycles + arch.l2.far_latency_cycles) / 2;
   const double miss_latency = l2_hit * l2_latency + (1 - l2_hit) * arch.dram.latency_cycles;
   const double load_latency = l1_hit * arch.l1.latency_cycles + (1 - l1_hit) * miss_latency;

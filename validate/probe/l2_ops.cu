@@ -30,7 +30,9 @@ namespace {
 constexpr long long kSectors = 1LL << 18;  // 8 MiB
 constexpr int kIters = 64;
 constexpr int kThreads = 256;
-constexpr const char* kKinds[] = {"read_word", "write_word", "read_sector", "write_sector", "read_line", "write_line"};
+constexpr const char* kKinds[] = {"read_word", "write_word", "read_sector", "write_sector", "read_line",
+                                  "write_line", "red_word",  "atom_word",   "red_line",     "atom_line"};
+constexpr int kKindCount = sizeof(kKinds) / sizeof(kKinds[0]);
 
 template <int kKind>
 __global__ void l2_ops(float* buf, float* sink) {
@@ -40,7 +42,19 @@ __global__ void l2_ops(float* buf, float* sink) {
   float sum = 0.0F;
   for (int i = 0; i < kIters; ++i) {
     const auto k = static_cast<unsigned long long>(warp * kIters + i);
-    if constexpr (kKind == 0 || kKind == 1) {
+    if constexpr (kKind == 6 || kKind == 7) {
+      const long long s = memhier::urand(1, k * 32 + lane, 0, kSectors);
+      if constexpr (kKind == 6)
+        atomicAdd(buf + s * 8, 1.0F);
+      else
+        sum += atomicAdd(buf + s * 8, 1.0F);
+    } else if constexpr (kKind == 8 || kKind == 9) {
+      const long long line = memhier::urand(1, k, 0, kSectors / 4);
+      if constexpr (kKind == 8)
+        atomicAdd(buf + line * 32 + lane, 1.0F);
+      else
+        sum += atomicAdd(buf + line * 32 + lane, 1.0F);
+    } else if constexpr (kKind == 0 || kKind == 1) {
       const long long s = memhier::urand(1, k * 32 + lane, 0, kSectors);
       if constexpr (kKind == 0)
         sum += __ldcg(buf + s * 8);
@@ -81,13 +95,14 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&sink, sizeof(float)));
   probe::fill<<<1024, 256>>>(buf, kSectors * 8, 977);
   CHECK(cudaDeviceSynchronize());
-  void (*kinds[])(float*, float*, int) = {launch<0>, launch<1>, launch<2>, launch<3>, launch<4>, launch<5>};
+  void (*kinds[])(float*, float*, int) = {launch<0>, launch<1>, launch<2>, launch<3>, launch<4>,
+                                          launch<5>, launch<6>, launch<7>, launch<8>, launch<9>};
   std::printf(
       "{\n  \"name\": \"%s\",\n  \"sms\": %d,\n  \"blocks\": %d,\n  \"threads\": %d,\n  \"iters\": %d,\n"
       "  \"sectors\": %lld,\n  \"configs\": [\n",
       p.name, p.multiProcessorCount, blocks, kThreads, kIters, kSectors);
   unsigned long long seed = 1;
-  for (int kind = 0; kind < 6; ++kind) {
+  for (int kind = 0; kind < kKindCount; ++kind) {
     std::vector<float> us;
     if (probe::timed_runs(
             runs, seed, [&](unsigned long long) { kinds[kind](buf, sink, blocks); }, us) != 0)

@@ -95,6 +95,7 @@ struct L2Spec {
   double bandwidth = 0;                      // bytes/s, device-wide read bandwidth on L2 hits
   std::uint64_t slice_width = 0;             // bytes one slice moves per clock: a lookup takes at least one beat
   double write_beat_cost = 1;                // a write lookup's beat, in read beats (a slice holds a write longer)
+  double atom_beat_cost = 1;                 // an atomic's beat (one a sector), in read beats
   std::uint64_t dram_fetch_granularity = 0;  // bytes fetched from DRAM per miss
   std::uint64_t persisting_max = 0;          // cudaDeviceProp::persistingL2CacheMaxSize; 0: unsupported
   std::uint64_t max_window_size = 0;         // cudaDeviceProp::accessPolicyMaxWindowSize; 0: unsupported

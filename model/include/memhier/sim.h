@@ -79,6 +79,7 @@ struct SimCounters {
   std::uint64_t l2_merged_sectors = 0;   // read sectors the TPC's other SM, or the SM (.cg), had in flight (no lookup)
   std::uint64_t l2_beats = 0;            // slice data-path beats (l2.slice_width each) of every lookup
   std::uint64_t l2_write_beats = 0;      // of which write lookups' (l2.write_beat_cost read beats each)
+  std::uint64_t l2_atom_beats = 0;       // of which atomic lookups' (one a sector, l2.atom_beat_cost read beats each)
   std::uint64_t l2_persisting_hits = 0;  // hits on lines held in the persisting set-aside
   std::uint64_t l2_partial_fills = 0;    // partly written sectors written to DRAM and fetched whole (l2_slice.h)
   // DRAM
