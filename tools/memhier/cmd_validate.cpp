@@ -84,6 +84,14 @@ void print_table(const nlohmann::json& report) {
                                c["mean_abs_error_points"].get<double>(), c["worst_abs_error_points"].get<double>(),
                                c["within_5_points"].get<double>());
   }
+  if (s.contains("instructions") && s["instructions"].value("cases", 0) > 0) {
+    const nlohmann::json& i = s["instructions"];
+    std::cout << fmt::format(
+        "\nwarp instructions (descriptions against smsp__inst_executed): {} case{}, mean |err| {:.1f}%, worst {:.1f}%, "
+        "{} within 10%\n",
+        i["cases"].get<int>(), i["cases"].get<int>() == 1 ? "" : "s", i["mean_abs_error_pct"].get<double>(),
+        i["worst_abs_error_pct"].get<double>(), i["within_10pct"].get<double>());
+  }
 }
 
 }  // namespace

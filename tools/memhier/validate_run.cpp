@@ -130,6 +130,35 @@ nlohmann::json time_summary(const std::vector<CaseResult>& cases, bool traced, b
   return summary;
 }
 
+// Cases compared, mean and worst |error| and cases within 10% of instruction_check's errors.
+nlohmann::json instruction_summary(const std::vector<double>& errors) {
+  double mean = 0, worst = 0, within10 = 0;
+  for (const double e : errors)
+    mean += e / static_cast<double>(errors.size()), worst = std::max(worst, e), within10 += e <= 10;
+  return {{"cases", errors.size()},
+          {"mean_abs_error_pct", mean},
+          {"worst_abs_error_pct", worst},
+          {"within_10pct", within10}};
+}
+
+// The description's warp instructions (memory instructions, barriers and `work`) against ncu's count of every warp
+// instruction the case executed (smsp__inst_executed.sum; suite runs since validate/results/h100-2026-11-28d-suite),
+// with how busy ncu found the schedulers: the issue term's input and what the GPU made of it. Descriptions only: a
+// captured trace holds no arithmetic. Null where the run lacks the metric.
+nlohmann::json instruction_check(const CaseResult& c) {
+  const auto measured = c.measured.ncu.find("smsp__inst_executed.sum");
+  if (!c.described || measured == c.measured.ncu.end() || measured->second <= 0) return nullptr;
+  const SimCounters& k = c.described->counters;
+  const auto predicted = static_cast<double>(k.warp_instructions + k.work);
+  nlohmann::json out = {{"metric", measured->first},
+                        {"predicted", predicted},
+                        {"measured", measured->second},
+                        {"error_pct", pct_error(predicted, measured->second)}};
+  const auto busy = c.measured.ncu.find("smsp__issue_active.avg.pct_of_peak_sustained_active");
+  if (busy != c.measured.ncu.end()) out["issue_active_pct"] = busy->second;
+  return out;
+}
+
 }  // namespace
 
 std::vector<CaseResult> run_validation(const Arch& arch, const Results& results, const ValidateOptions& options) {
@@ -168,6 +197,7 @@ std::vector<CaseResult> run_validation(const Arch& arch, const Results& results,
 nlohmann::json validation_report(const Arch& arch, const Results& results, const std::vector<CaseResult>& cases) {
   nlohmann::json rows = nlohmann::json::array();
   std::map<std::string, std::vector<double>> counter_errors, hit_rate_errors;
+  std::vector<double> instruction_errors;  // |error| of the descriptions' warp instructions (instruction_check)
   // Per counter, sum of |predicted - measured| and of measured over the compared cases: the traffic-weighted error,
   // which a few near-zero measurements (a kernel without global loads still reads ~1000 L2 sectors of instructions
   // and constants: 100% each) cannot dominate as they do the mean of relative errors.
@@ -234,6 +264,10 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
           {"predicted_pct", predicted}, {"measured_pct", measured}, {"error_points", predicted - measured}};
       hit_rate_errors["l2_read_hit_rate"].push_back(std::abs(predicted - measured));
     }
+    if (nlohmann::json check = instruction_check(c); !check.is_null()) {
+      instruction_errors.push_back(std::abs(check["error_pct"].get<double>()));
+      row["instructions"] = std::move(check);
+    }
     rows.push_back(row);
   }
   nlohmann::json per_counter = nlohmann::json::object();
@@ -257,16 +291,17 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
                       {"worst_abs_error_points", worst},
                       {"within_5_points", within5}};
   }
+  nlohmann::json summary = {{"time_from_description", time_summary(cases, false)},
+                             {"time_from_trace", time_summary(cases, true)},
+                             // The same over the traces that show everything the kernel's description does.
+                             {"time_from_complete_traces", time_summary(cases, true, true)},
+                             {"counters", per_counter},
+                             {"hit_rates", per_rate}};
+  if (!instruction_errors.empty()) summary["instructions"] = instruction_summary(instruction_errors);
   return {{"gpu", results.gpu},
           {"arch", arch.name},
           {"results", results.dir.string()},
-          {"summary",
-           {{"time_from_description", time_summary(cases, false)},
-            {"time_from_trace", time_summary(cases, true)},
-            // The same over the traces that show everything the kernel's description does.
-            {"time_from_complete_traces", time_summary(cases, true, true)},
-            {"counters", per_counter},
-            {"hit_rates", per_rate}}},
+          {"summary", summary},
           {"cases", rows}};
 }
 

@@ -14,6 +14,8 @@
 #   once_*.jsonl     the case order and launch counts of the ncu runs
 #   suite_sass.txt.gz  cuobjdump -sass of the suite binary: what nvcc made of each kernel (predicated instructions,
 #                    vector widths, unrolling), which the kernel descriptions must match for ncu's instruction counts
+# Besides the counters memhier predicts, ncu collects every case's warp instructions (smsp__inst_executed.sum) and how
+# busy its schedulers were (smsp__issue_active), against which `validate` checks the descriptions' instruction counts.
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/suite
 mkdir -p "$out"
@@ -33,7 +35,8 @@ names += ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "launch
           "sm__warps_active.avg.per_cycle_active", "lts__t_sector_hit_rate.pct", "l1tex__t_sector_hit_rate.pct",
           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
           "dram__sectors_read.sum", "dram__sectors_write.sum", "l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_read.sum",
-          "l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_write.sum", "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum"]
+          "l1tex__data_pipe_lsu_wavefronts_mem_lgds_cmd_write.sum", "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum",
+          "smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active"]
 print(",".join(names))
 PY
 )
