@@ -50,8 +50,8 @@ std::string csv_field(std::string_view text);
 // A value as one YAML scalar in double quotes, whatever it holds ("8 # x", a newline, "{a: 1}"): what sweep's --vary
 // values and validate's record block write into YAML reaches its key as given.
 std::string yaml_quoted(const std::string& value);
-// What an accuracy record (AccuracyRecord) says: "kernel time MAPE 7.1% over the 46 suite cases of
-// validate/results/h100-2026-11-28b-suite, 46 within 25%, worst stencil_2d n=2048: -20.4%".
+// What an accuracy record (AccuracyRecord) says: "kernel time MAPE 6.0% over the 46 suite cases of
+// validate/results/h100-2026-11-28b-suite, 46 within 25%, worst histogram_shared n=1<<24 seed=7 blocks=1024: -19.9%".
 std::string record_text(const AccuracyRecord& r);
 // The model's error on record for `arch`, as `predict` shows it: its own record; for a what-if that inherits one,
 // that the error was measured on the unchanged GPU; or that none is (no suite run on that GPU is committed).

@@ -194,88 +194,95 @@ std::vector<CaseResult> run_validation(const Arch& arch, const Results& results,
   return out;
 }
 
-nlohmann::json validation_report(const Arch& arch, const Results& results, const std::vector<CaseResult>& cases) {
-  nlohmann::json rows = nlohmann::json::array();
-  std::map<std::string, std::vector<double>> counter_errors, hit_rate_errors;
-  std::vector<double> instruction_errors;  // |error| of the descriptions' warp instructions (instruction_check)
+namespace {
+
+// The cases' errors, gathered for the summary.
+struct ErrorTally {
+  std::map<std::string, std::vector<double>> counters, hit_rates;
   // Per counter, sum of |predicted - measured| and of measured over the compared cases: the traffic-weighted error,
   // which a few near-zero measurements (a kernel without global loads still reads ~1000 L2 sectors of instructions
   // and constants: 100% each) cannot dominate as they do the mean of relative errors.
-  std::map<std::string, std::pair<double, double>> counter_totals;
-  for (const CaseResult& c : cases) {
-    nlohmann::json row = {{"case", c.measured.id},
-                          {"kernel", c.measured.kernel},
-                          {"regime", c.measured.regime},
-                          {"warm", c.measured.warm},
-                          {"measured_s", c.measured.median_s},
-                          {"measured_p10_s", c.measured.p10_s},
-                          {"measured_p90_s", c.measured.p90_s}};
-    if (!c.error.empty()) row["error"] = c.error;
-    for (const auto& [key, p] : {std::pair{"described", &c.described}, std::pair{"traced", &c.traced}}) {
-      if (!*p) continue;
-      row[key] = {{"predicted_s", (*p)->seconds},
-                  {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
-                  {"bound", (*p)->bound},
-                  {"bound_seconds", (*p)->bound_seconds},
-                  {"launch_seconds", (*p)->launch_seconds},
-                  {"launches", (*p)->launches},
-                  {"terms_s", (*p)->terms}};
-    }
-    if (c.traced && !c.trace_blind_spot.empty()) row["traced"]["blind_spot"] = c.trace_blind_spot;
-    nlohmann::json counters = nlohmann::json::object();
-    const auto& basis = c.traced ? c.traced : c.described;  // counters from the best trace we have
-    if (basis)
-      for (const SimCounterInfo& info : sim_counter_table()) {
-        auto it = c.measured.ncu.find(std::string(info.ncu_metric));
-        if (info.ncu_metric.empty() || it == c.measured.ncu.end()) continue;
-        const auto predicted = static_cast<double>(basis->counters.*info.field);
-        const double measured = it->second;
-        nlohmann::json cell = {{"metric", info.ncu_metric}, {"predicted", predicted}, {"measured", measured}};
-        if (basis->windows && window_sensitive(info.name)) {
-          cell["not_compared"] = kNcuIgnoresWindows;
-          counters[std::string(info.name)] = cell;
-          continue;
-        }
-        // A measured counter stays in the summary when every case predicts its 0 exactly (0 cases, 0% error), so the
-        // ratchet sees that as the improvement it is rather than as a counter gone missing.
-        auto& errors = counter_errors[std::string(info.name)];
-        auto& [off, total] = counter_totals[std::string(info.name)];
-        if (measured > 0 || predicted > 0) {
-          off += std::abs(predicted - measured);
-          total += measured;
-          const double e = measured > 0 ? pct_error(predicted, measured) : 100.0;
-          cell["error_pct"] = e;
-          errors.push_back(std::abs(e));
-        }
-        counters[std::string(info.name)] = cell;
-      }
-    row["counters"] = counters;
-    row["counters_from"] = c.traced ? "trace" : "description";
-    // The L2 read hit rate in percentage points, the form of the target ("within 5 points"): a hit count's relative
-    // error says little where hits are few (a cold stream's 1000 hits of 3 million reads).
-    const auto hits = c.measured.ncu.find("lts__t_sectors_op_read_lookup_hit.sum");
-    const auto reads = c.measured.ncu.find("lts__t_sectors_op_read.sum");
-    if (basis && !basis->windows && hits != c.measured.ncu.end() && reads != c.measured.ncu.end() &&
-        reads->second > 0 && basis->counters.l2_read_sectors > 0) {
-      const double measured = 100 * hits->second / reads->second;
-      const double predicted = 100 * static_cast<double>(basis->counters.l2_read_hits) /
-                               static_cast<double>(basis->counters.l2_read_sectors);
-      row["hit_rates"]["l2_read_hit_rate"] = {
-          {"predicted_pct", predicted}, {"measured_pct", measured}, {"error_points", predicted - measured}};
-      hit_rate_errors["l2_read_hit_rate"].push_back(std::abs(predicted - measured));
-    }
-    if (nlohmann::json check = instruction_check(c); !check.is_null()) {
-      instruction_errors.push_back(std::abs(check["error_pct"].get<double>()));
-      row["instructions"] = std::move(check);
-    }
-    rows.push_back(row);
+  std::map<std::string, std::pair<double, double>> totals;
+  std::vector<double> instructions;  // |error| of the descriptions' warp instructions (instruction_check)
+};
+
+// A case's times, from its description and its trace.
+nlohmann::json case_row(const CaseResult& c) {
+  nlohmann::json row = {{"case", c.measured.id},
+                        {"kernel", c.measured.kernel},
+                        {"regime", c.measured.regime},
+                        {"warm", c.measured.warm},
+                        {"measured_s", c.measured.median_s},
+                        {"measured_p10_s", c.measured.p10_s},
+                        {"measured_p90_s", c.measured.p90_s}};
+  if (!c.error.empty()) row["error"] = c.error;
+  for (const auto& [key, p] : {std::pair{"described", &c.described}, std::pair{"traced", &c.traced}}) {
+    if (!*p) continue;
+    row[key] = {{"predicted_s", (*p)->seconds},
+                {"error_pct", pct_error((*p)->seconds, c.measured.median_s)},
+                {"bound", (*p)->bound},
+                {"bound_seconds", (*p)->bound_seconds},
+                {"launch_seconds", (*p)->launch_seconds},
+                {"launches", (*p)->launches},
+                {"terms_s", (*p)->terms}};
   }
+  if (c.traced && !c.trace_blind_spot.empty()) row["traced"]["blind_spot"] = c.trace_blind_spot;
+  return row;
+}
+
+// Each simulated counter with an ncu metric the case measured, predicted from `basis` against it.
+nlohmann::json compare_counters(const CaseResult& c, const CasePrediction& basis, ErrorTally& tally) {
+  nlohmann::json counters = nlohmann::json::object();
+  for (const SimCounterInfo& info : sim_counter_table()) {
+    auto it = c.measured.ncu.find(std::string(info.ncu_metric));
+    if (info.ncu_metric.empty() || it == c.measured.ncu.end()) continue;
+    const auto predicted = static_cast<double>(basis.counters.*info.field);
+    const double measured = it->second;
+    nlohmann::json cell = {{"metric", info.ncu_metric}, {"predicted", predicted}, {"measured", measured}};
+    if (basis.windows && window_sensitive(info.name)) {
+      cell["not_compared"] = kNcuIgnoresWindows;
+      counters[std::string(info.name)] = cell;
+      continue;
+    }
+    // A measured counter stays in the summary when every case predicts its 0 exactly (0 cases, 0% error), so the
+    // ratchet sees that as the improvement it is rather than as a counter gone missing.
+    auto& errors = tally.counters[std::string(info.name)];
+    auto& [off, total] = tally.totals[std::string(info.name)];
+    if (measured > 0 || predicted > 0) {
+      off += std::abs(predicted - measured);
+      total += measured;
+      const double e = measured > 0 ? pct_error(predicted, measured) : 100.0;
+      cell["error_pct"] = e;
+      errors.push_back(std::abs(e));
+    }
+    counters[std::string(info.name)] = cell;
+  }
+  return counters;
+}
+
+// The L2 read hit rate in percentage points, the form of the target ("within 5 points"): a hit count's relative
+// error says little where hits are few (a cold stream's 1000 hits of 3 million reads). Null where not compared.
+nlohmann::json compare_hit_rate(const CaseResult& c, const CasePrediction& basis, ErrorTally& tally) {
+  const auto hits = c.measured.ncu.find("lts__t_sectors_op_read_lookup_hit.sum");
+  const auto reads = c.measured.ncu.find("lts__t_sectors_op_read.sum");
+  if (basis.windows || hits == c.measured.ncu.end() || reads == c.measured.ncu.end() || reads->second <= 0 ||
+      basis.counters.l2_read_sectors == 0)
+    return nullptr;
+  const double measured = 100 * hits->second / reads->second;
+  const double predicted = 100 * static_cast<double>(basis.counters.l2_read_hits) /
+                           static_cast<double>(basis.counters.l2_read_sectors);
+  tally.hit_rates["l2_read_hit_rate"].push_back(std::abs(predicted - measured));
+  return {{"predicted_pct", predicted}, {"measured_pct", measured}, {"error_points", predicted - measured}};
+}
+
+// Per counter and per hit rate, the cases' errors summed up; the instruction counts' where measured.
+nlohmann::json error_summary(const ErrorTally& tally, nlohmann::json summary) {
   nlohmann::json per_counter = nlohmann::json::object();
-  for (auto& [name, errs] : counter_errors) {
+  for (const auto& [name, errs] : tally.counters) {
     double mean = 0, worst = 0, exact = 0, within10 = 0;
     for (double e : errs)
       mean += e / static_cast<double>(errs.size()), worst = std::max(worst, e), exact += e < 0.5, within10 += e <= 10;
-    const auto [off, total] = counter_totals[name];
+    const auto [off, total] = tally.totals.at(name);
     // All measured zero: 0 when predicted so too, else 100 (as a case's error is then).
     const double weighted = total > 0 ? 100 * off / total : (off > 0 ? 100.0 : 0.0);
     per_counter[name] = {
@@ -283,7 +290,7 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
         {"worst_abs_error_pct", worst}, {"within_0_5pct", exact},     {"within_10pct", within10}};
   }
   nlohmann::json per_rate = nlohmann::json::object();
-  for (auto& [name, errs] : hit_rate_errors) {
+  for (const auto& [name, errs] : tally.hit_rates) {
     double mean = 0, worst = 0, within5 = 0;
     for (double e : errs) mean += e / static_cast<double>(errs.size()), worst = std::max(worst, e), within5 += e <= 5;
     per_rate[name] = {{"cases", errs.size()},
@@ -291,17 +298,39 @@ nlohmann::json validation_report(const Arch& arch, const Results& results, const
                       {"worst_abs_error_points", worst},
                       {"within_5_points", within5}};
   }
+  summary["counters"] = per_counter;
+  summary["hit_rates"] = per_rate;
+  if (!tally.instructions.empty()) summary["instructions"] = instruction_summary(tally.instructions);
+  return summary;
+}
+
+}  // namespace
+
+nlohmann::json validation_report(const Arch& arch, const Results& results, const std::vector<CaseResult>& cases) {
+  nlohmann::json rows = nlohmann::json::array();
+  ErrorTally tally;
+  for (const CaseResult& c : cases) {
+    nlohmann::json row = case_row(c);
+    const auto& basis = c.traced ? c.traced : c.described;  // counters from the best trace we have
+    row["counters"] = basis ? compare_counters(c, *basis, tally) : nlohmann::json::object();
+    row["counters_from"] = c.traced ? "trace" : "description";
+    if (basis)
+      if (nlohmann::json rate = compare_hit_rate(c, *basis, tally); !rate.is_null())
+        row["hit_rates"]["l2_read_hit_rate"] = std::move(rate);
+    if (nlohmann::json check = instruction_check(c); !check.is_null()) {
+      tally.instructions.push_back(std::abs(check["error_pct"].get<double>()));
+      row["instructions"] = std::move(check);
+    }
+    rows.push_back(row);
+  }
   nlohmann::json summary = {{"time_from_description", time_summary(cases, false)},
-                             {"time_from_trace", time_summary(cases, true)},
-                             // The same over the traces that show everything the kernel's description does.
-                             {"time_from_complete_traces", time_summary(cases, true, true)},
-                             {"counters", per_counter},
-                             {"hit_rates", per_rate}};
-  if (!instruction_errors.empty()) summary["instructions"] = instruction_summary(instruction_errors);
+                            {"time_from_trace", time_summary(cases, true)},
+                            // The same over the traces that show everything the kernel's description does.
+                            {"time_from_complete_traces", time_summary(cases, true, true)}};
   return {{"gpu", results.gpu},
           {"arch", arch.name},
           {"results", results.dir.string()},
-          {"summary", summary},
+          {"summary", error_summary(tally, std::move(summary))},
           {"cases", rows}};
 }
 
