@@ -92,7 +92,8 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
 // 4-byte reductions to 32 sectors take 7.50 ps a lookup device-wide, as reads do (7.58), its 4-byte atomics (the old
 // values returned) 9.96 ps, l2.atom_beat_cost read beats; atomics to each word of one line take 12.4 ps a sector looked
 // up, which whole beats (half a beat a sector) would put under half of what they take. (Reductions to each word of a
-// line take 7.38 ps a sector, as whole-line reads and writes take at that rate: those kinds wait on something else.)
+// line take 7.38 ps a sector, about the time of whole-line reads and writes: the probe's address arithmetic binds
+// those three, 68-72% of the issue slots busy, so they neither support nor contradict a beat a sector.)
 void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
   // Compares, reads first, instead of a switch's indirect jump: nearly every lookup is a read or a write.
   if (op == L2Op::read) {

@@ -2,7 +2,8 @@
 // slice's data path (l2.slice_width, 64 B on the H100: one beat for one or two sectors), whatever it does, which puts
 // the clean suite's transpose_naive (a 4-byte write to each of 32 lines a store) 25% short of the GPU and
 // random_gather over 1 MiB (a 4-byte read of each of 32 lines a load) 17-22% long
-// (validate/results/h100-2026-11-28b-suite).
+// (validate/results/h100-2026-11-28b-suite); atomics and reductions it costed as reads, unmeasured (kinds 6-9:
+// validate/results/h100-2026-11-28-l2atomics).
 //
 // Each warp makes `iters` requests of one kind over an 8 MiB buffer (262,144 sectors, in L2 after a warm-up launch),
 // its lines picked by urand (model/include/memhier/urand.h) from instruction k = warp x iters + i:
