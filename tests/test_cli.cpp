@@ -1263,9 +1263,10 @@ TEST_CASE("8.4e validate holds each description's warp instructions to ncu's sms
   const std::string run = fmt::format("{}/../validate/results/", MEMHIER_TEST_TRACES_DIR);
   // coalesced_copy n=2^14: 512 warps, each a load, a store and `work: 20` (the index, bounds check and exit), 11,264
   // warp instructions; the GPU executed as many (ncu, the thirteenth H100 run).
-  Result v = memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --out {}/r --no-plots --json --only "
-                                 "'^coalesced_copy n=1<<14$'",
-                                 run, dir.string()));
+  Result v =
+      memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --out {}/r --no-plots --json --only "
+                          "'^coalesced_copy n=1<<14$'",
+                          run, dir.string()));
   REQUIRE(v.rc == 0);
   const auto report = nlohmann::json::parse(v.out);
   REQUIRE(report["cases"].size() == 1);
@@ -1277,15 +1278,17 @@ TEST_CASE("8.4e validate holds each description's warp instructions to ncu's sms
   CHECK(i["issue_active_pct"].get<double>() > 0);
   CHECK(report["summary"]["instructions"]["cases"] == 1);
   // The console names the check.
-  Result text = memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --out {}/t --no-plots --only "
-                                    "'^coalesced_copy n=1<<14$'",
-                                    run, dir.string()));
+  Result text =
+      memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --out {}/t --no-plots --only "
+                          "'^coalesced_copy n=1<<14$'",
+                          run, dir.string()));
   CHECK(text.out.find("warp instructions (descriptions against smsp__inst_executed): 1 case, mean |err| 0.0%") !=
         std::string::npos);
   // A run whose ncu did not count instructions has no such check.
-  Result old = memhier(fmt::format("validate --results {}h100-2026-11-24 --out {}/o --no-plots --json --only "
-                                   "'^coalesced_copy n=1<<14$'",
-                                   run, dir.string()));
+  Result old =
+      memhier(fmt::format("validate --results {}h100-2026-11-24 --out {}/o --no-plots --json --only "
+                          "'^coalesced_copy n=1<<14$'",
+                          run, dir.string()));
   REQUIRE(old.rc == 0);
   const auto old_report = nlohmann::json::parse(old.out);
   CHECK_FALSE(old_report["cases"][0].contains("instructions"));

@@ -108,9 +108,8 @@ Prediction predict(const Arch& arch, const KernelSim& sim, const PredictOptions&
   const auto write_beats = static_cast<double>(c.l2_write_beats);
   const auto atom_beats = static_cast<double>(c.l2_atom_beats);
   const double read_beats = static_cast<double>(c.l2_beats) - write_beats - atom_beats;
-  const double l2_bytes =
-      (read_beats + write_beats * arch.l2.write_beat_cost + atom_beats * arch.l2.atom_beat_cost) *
-      static_cast<double>(arch.l2.slice_width);
+  const double l2_bytes = (read_beats + write_beats * arch.l2.write_beat_cost + atom_beats * arch.l2.atom_beat_cost) *
+                          static_cast<double>(arch.l2.slice_width);
   std::string l2_detail = fmt::format("{:.0f} read + {:.0f} write beats", read_beats, write_beats);
   if (atom_beats > 0) l2_detail += fmt::format(" + {:.0f} atomic beats", atom_beats);
   l2_detail += fmt::format(" of {} B at {}", arch.l2.slice_width, units::format_bandwidth(arch.l2.bandwidth));

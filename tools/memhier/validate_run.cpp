@@ -269,8 +269,8 @@ nlohmann::json compare_hit_rate(const CaseResult& c, const CasePrediction& basis
       basis.counters.l2_read_sectors == 0)
     return nullptr;
   const double measured = 100 * hits->second / reads->second;
-  const double predicted = 100 * static_cast<double>(basis.counters.l2_read_hits) /
-                           static_cast<double>(basis.counters.l2_read_sectors);
+  const double predicted =
+      100 * static_cast<double>(basis.counters.l2_read_hits) / static_cast<double>(basis.counters.l2_read_sectors);
   tally.hit_rates["l2_read_hit_rate"].push_back(std::abs(predicted - measured));
   return {{"predicted_pct", predicted}, {"measured_pct", measured}, {"error_points", predicted - measured}};
 }

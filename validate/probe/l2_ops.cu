@@ -31,8 +31,8 @@ namespace {
 constexpr long long kSectors = 1LL << 18;  // 8 MiB
 constexpr int kIters = 64;
 constexpr int kThreads = 256;
-constexpr const char* kKinds[] = {"read_word", "write_word", "read_sector", "write_sector", "read_line",
-                                  "write_line", "red_word",  "atom_word",   "red_line",     "atom_line"};
+constexpr const char* kKinds[] = {"read_word",  "write_word", "read_sector", "write_sector", "read_line",
+                                  "write_line", "red_word",   "atom_word",   "red_line",     "atom_line"};
 constexpr int kKindCount = sizeof(kKinds) / sizeof(kKinds[0]);
 
 template <int kKind>
