@@ -1260,13 +1260,16 @@ TEST_CASE("8.4c validate --check-record holds an arch's accuracy record to the r
 
 TEST_CASE("8.4e validate holds each description's warp instructions to ncu's smsp__inst_executed") {
   const std::filesystem::path dir = fresh_dir("instructions");
-  const std::string run = fmt::format("{}/../validate/results/", MEMHIER_TEST_TRACES_DIR);
-  // coalesced_copy n=2^14: 512 warps, each a load, a store and `work: 20` (the index, bounds check and exit), 11,264
-  // warp instructions; the GPU executed as many (ncu, the thirteenth H100 run).
-  Result v =
-      memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --out {}/r --no-plots --json --only "
-                          "'^coalesced_copy n=1<<14$'",
-                          run, dir.string()));
+  // One case of a committed run: coalesced_copy n=2^14.
+  auto copy_of = [&](const std::string& run, const std::string& out, const std::string& flags) {
+    return memhier(
+        fmt::format("validate --results {}/../validate/results/{} --out {}/{} --no-plots {} --only "
+                    "'^coalesced_copy n=1<<14$'",
+                    MEMHIER_TEST_TRACES_DIR, run, dir.string(), out, flags));
+  };
+  // 512 warps, each a load, a store and `work: 20` (the index, bounds check and exit): 11,264 warp instructions; the
+  // GPU executed as many (ncu, the thirteenth H100 run).
+  Result v = copy_of("h100-2026-11-28d-suite", "r", "--json");
   REQUIRE(v.rc == 0);
   const auto report = nlohmann::json::parse(v.out);
   REQUIRE(report["cases"].size() == 1);
@@ -1278,17 +1281,11 @@ TEST_CASE("8.4e validate holds each description's warp instructions to ncu's sms
   CHECK(i["issue_active_pct"].get<double>() > 0);
   CHECK(report["summary"]["instructions"]["cases"] == 1);
   // The console names the check.
-  Result text =
-      memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --out {}/t --no-plots --only "
-                          "'^coalesced_copy n=1<<14$'",
-                          run, dir.string()));
-  CHECK(text.out.find("warp instructions (descriptions against smsp__inst_executed): 1 case, mean |err| 0.0%") !=
+  CHECK(copy_of("h100-2026-11-28d-suite", "t", "")
+            .out.find("warp instructions (descriptions against smsp__inst_executed): 1 case, mean |err| 0.0%") !=
         std::string::npos);
   // A run whose ncu did not count instructions has no such check.
-  Result old =
-      memhier(fmt::format("validate --results {}h100-2026-11-24 --out {}/o --no-plots --json --only "
-                          "'^coalesced_copy n=1<<14$'",
-                          run, dir.string()));
+  Result old = copy_of("h100-2026-11-24", "o", "--json");
   REQUIRE(old.rc == 0);
   const auto old_report = nlohmann::json::parse(old.out);
   CHECK_FALSE(old_report["cases"][0].contains("instructions"));
