@@ -1284,6 +1284,19 @@ TEST_CASE("8.4e validate holds each description's warp instructions to ncu's sms
   CHECK(copy_of("h100-2026-11-28d-suite", "t", "")
             .out.find("warp instructions (descriptions against smsp__inst_executed): 1 case, mean |err| 0.0%") !=
         std::string::npos);
+  // The ratchet holds the count: a baseline at 0% passes (this case's error), one at -1% fails, naming the check; a
+  // non-number is refused, naming the entry.
+  std::ofstream(dir / "base0.json") << R"({"summary": {"instructions": {"mean_abs_error_pct": 0}}})";
+  CHECK(copy_of("h100-2026-11-28d-suite", "b0", fmt::format("--baseline {}/base0.json", dir.string())).rc == 0);
+  std::ofstream(dir / "base1.json") << R"({"summary": {"instructions": {"mean_abs_error_pct": -1}}})";
+  Result strict = copy_of("h100-2026-11-28d-suite", "b1", fmt::format("--baseline {}/base1.json", dir.string()));
+  CHECK(strict.rc == 1);
+  CHECK(strict.err.find("worse than the baseline: warp instructions mean error 0.0000% > baseline -1.0000%") !=
+        std::string::npos);
+  std::ofstream(dir / "bad.json") << R"({"summary": {"instructions": {"mean_abs_error_pct": "low"}}})";
+  Result bad = copy_of("h100-2026-11-28d-suite", "b2", fmt::format("--baseline {}/bad.json", dir.string()));
+  CHECK(bad.rc == 2);
+  CHECK(bad.err.find("/summary/instructions/mean_abs_error_pct") != std::string::npos);
   // A run whose ncu did not count instructions has no such check.
   Result old = copy_of("h100-2026-11-24", "o", "--json");
   REQUIRE(old.rc == 0);

@@ -2322,6 +2322,20 @@ TEST_CASE("a bad record in a later part of a block fails the simulation with the
   }
 }
 
+TEST_CASE("a negative work count is refused, naming the statement and the lane") {
+  // Lanes 16-31 of the one warp would issue -8 instructions: no warp issues fewer than none.
+  const std::string yaml =
+      "kernel: k\nlaunch: {grid: 1, block: 32, registers: 16}\narrays:\n  x: {element: 4, length: 32}\nbody:\n"
+      "  - work: 'threadIdx.x < 16 ? 2 : -8'\n  - load: x[threadIdx.x]\n";
+  std::string error;
+  try {
+    run(h100(), yaml, {}, {});
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  CHECK(error == "sim.yaml:6:5: 'work': block (0,0,0) thread (16,0,0): negative work (-8)");
+}
+
 TEST_CASE("README's counter table is the simulator's counter table") {
   // Each counter's row: | `name` | `ncu metric` (or -) | meaning |, in the table's order.
   std::ifstream in(MEMHIER_TEST_README);

@@ -373,6 +373,10 @@ nlohmann::json read_baseline(const fs::path& file) {
         compared += entry.contains(field) ? 1 : 0;
       }
   }
+  if (summary.contains("instructions")) {
+    number(summary["instructions"], at + "/instructions", "mean_abs_error_pct");
+    compared += summary["instructions"].contains("mean_abs_error_pct") ? 1 : 0;
+  }
   if (compared == 0)
     fail(at,
          "holds no error to compare with (a MAPE, a counter's or a hit rate's error): is it a baseline written "
@@ -410,6 +414,14 @@ std::vector<std::string> ratchet_regressions(const nlohmann::json& report, const
                             : 1e9;
       if (nv > bv + kSlack) worse.push_back(fmt::format("{} mean error {:.3f} points > baseline {:.3f}", name, nv, bv));
     }
+  // The descriptions' warp instructions against ncu's (instruction_check): an edited description that drifts from
+  // what its kernel executes fails the ratchet of a run that counted them.
+  if (base.contains("instructions") && base["instructions"].contains("mean_abs_error_pct")) {
+    const double bv = base["instructions"]["mean_abs_error_pct"].get<double>();
+    const double nv = now.contains("instructions") ? now["instructions"].value("mean_abs_error_pct", 1e9) : 1e9;
+    if (nv > bv + kSlack)
+      worse.push_back(fmt::format("warp instructions mean error {:.4f}% > baseline {:.4f}%", nv, bv));
+  }
   return worse;
 }
 

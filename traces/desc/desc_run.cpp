@@ -446,8 +446,11 @@ class Runner final : public DescriptionSource {
         const std::uint32_t lanes = mask != 0 ? mask : issuing;  // predicated off: issued all the same
         Lanes64 v;
         eval_lanes(*s.bytes, lanes, v);
-        for_lanes(lanes, [&](int lane) { most = std::max(most, v[static_cast<std::size_t>(lane)]); });
-        if (most < 0) fail_at(s.where, "work", std::countr_zero(lanes), "negative work");
+        for_lanes(lanes, [&](int lane) {
+          const std::int64_t w = v[static_cast<std::size_t>(lane)];
+          if (w < 0) fail_at(s.where, "work", lane, fmt::format("negative work ({})", w));
+          most = std::max(most, w);
+        });
         m_pending_work += static_cast<std::uint64_t>(most);
         break;
       }
