@@ -790,10 +790,7 @@ struct Group {
   explicit Group(std::uint32_t ways, std::uint32_t dirty_ways = 0, std::uint32_t partial_max = 0)
       : slices{L2Slice({{128, 32, 1, ways}, 64, 0, 2, 1024, 16, 0, 1, 64, 2, dirty_ways, partial_max}),
                L2Slice({{128, 32, 1, ways}, 64, 1, 2, 1024, 16, 1, 1, 64, 2, dirty_ways, partial_max})} {}
-  void replay(const L2Request& r) {
-    const std::uint32_t forward = r.home == r.from ? r.sectors : slices[r.from].near(r, c);
-    if (forward != 0) slices[r.home].home(r, forward, r.home != r.from, c);
-  }
+  void replay(const L2Request& r) { L2Slice::serve(slices.data(), 2, r, c); }
   std::array<L2Slice, 2> slices;
   SimCounters c;
 };
@@ -815,9 +812,8 @@ TEST_CASE("L2 slice: a far write leaves the writer a copy; a write at home drops
   CHECK(g.c.l2_beats == 6);  // a read's 2 beats
   CHECK(g.c.l2_write_beats == 4);
   CHECK(g.c.l2_far_sectors == 4);  // the write's only
-  // Partition 0 writes it at home: partition 1's copy is stale and goes (as simulate()'s replay drops it) ...
+  // Partition 0 writes it at home: partition 1's copy is stale and goes ...
   g.replay(request(7, L2Op::write, 0, 0));
-  g.slices[1].drop_copy(request(7, L2Op::write, 0, 0));
   // ... so partition 1's next read misses its slice (4 sectors) and finds the line at home (4 more, hits).
   g.replay(request(7, L2Op::read, 1, 0));
   CHECK(g.c.l2_read_sectors == 4 + 8);

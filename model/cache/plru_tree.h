@@ -4,10 +4,10 @@
 // An access points every bit on its way's path to the other half; the victim is the way the bits lead to. Both walks
 // are branch-free: the bits a touch sets and clears are tabled per way (the host cannot predict which half an access
 // falls in), and the victim's walk adds each bit to the node number. The bits of a set are the caller's (a word a set).
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <stdexcept>
-#include <vector>
 
 namespace memhier {
 
@@ -15,7 +15,7 @@ class PlruTree {
  public:
   PlruTree() = default;
   // `ways`: a power of two, at most 32 (the bits fit a 32-bit word). Throws std::invalid_argument otherwise.
-  explicit PlruTree(std::uint32_t ways) : m_ways(ways), m_path(ways), m_older(ways) {
+  explicit PlruTree(std::uint32_t ways) : m_ways(ways) {
     if (!std::has_single_bit(ways) || ways > 32)
       throw std::invalid_argument("tree PLRU needs a power-of-two number of ways, at most 32");
     for (std::uint32_t w = 0; w < ways; ++w)
@@ -43,7 +43,8 @@ class PlruTree {
 
  private:
   std::uint32_t m_ways = 0;
-  std::vector<std::uint32_t> m_path, m_older;  // per way: the bits on its path, those an access to it sets
+  // Per way: the bits on its path, those an access to it sets (in place, not behind a pointer: read on every access).
+  std::array<std::uint32_t, 32> m_path{}, m_older{};
 };
 
 }  // namespace memhier

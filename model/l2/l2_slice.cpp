@@ -38,6 +38,23 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
   open = row;
 }
 
+// In line in fill(), a call a line fetched otherwise.
+[[gnu::always_inline]] inline void L2Slice::dram_fetch(std::uint64_t line, unsigned granules, SimCounters& c,
+                                                       bool batched) {
+  const std::uint64_t bytes = std::uint64_t{granules} * m_spec.fetch_bytes;
+  c.dram_read_bytes += bytes;
+  std::uint64_t within = 0;
+  const std::uint64_t row = m_row.divide(line, within);
+  const std::uint64_t h = (row * 0x9E3779B97F4A7C15ULL) >> 32U;  // as dram()'s
+  const auto bank = static_cast<std::size_t>((h * m_open_rows.size()) >> 32U);
+  m_bank_bytes[bank][0] += bytes;
+  std::uint64_t& open = m_open_rows[bank];
+  const bool opens = !batched && row != open;
+  c.dram_row_hits += granules - (opens ? 1U : 0U);
+  c.dram_row_misses += opens ? 1U : 0U;
+  if (opens) open = row;
+}
+
 void L2Slice::take_channel_bytes(std::vector<std::uint64_t>& read, std::vector<std::uint64_t>& write) {
   for (std::size_t b = 0; b < m_bank_bytes.size(); ++b) {
     read[m_bank_channel[b]] += m_bank_bytes[b][0];
@@ -63,7 +80,10 @@ L2Slice::L2Slice(const L2SliceSpec& spec)
       m_written_rows(kWrittenRows),
       m_fetch_sectors(static_cast<unsigned>(spec.fetch_bytes / spec.geometry.sector_bytes)),
       m_row(std::uint64_t{spec.slices} * std::max<std::uint64_t>(spec.dram_row_bytes / spec.geometry.line_bytes, 1)) {
-  for (std::uint32_t s = 0; s < m_granules.size(); ++s) m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
+  for (std::uint32_t s = 0; s < m_granules.size(); ++s) {
+    m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
+    m_granule_count[s] = static_cast<std::uint8_t>(static_cast<unsigned>(std::popcount(m_granules[s])) / m_fetch_sectors);
+  }
   // Bank b of slice i is bank i x banks + b of the device, whose channel is its share of all banks times the channels.
   const std::uint64_t banks = m_open_rows.size(), all = banks * std::max<std::uint32_t>(spec.slices, 1);
   const std::uint64_t channels = std::max<std::uint32_t>(spec.dram_channels, 1);
@@ -85,40 +105,8 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
   return out;
 }
 
-// ncu's lts__t_sectors_op_write_lookup_hit equals lts__t_sectors_op_write on every H100 suite kernel, cold streaming
-// copies included (validate/results/h100-2026-11-22/report): a write allocates its sectors without a fetch and counts
-// as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats, an atomic or
-// a reduction for a beat a sector. H100, every line in L2 (validate/results/h100-2026-11-28-l2atomics): a warp's
-// 4-byte reductions to 32 sectors take 7.50 ps a lookup device-wide, as reads do (7.58), its 4-byte atomics (the old
-// values returned) 9.96 ps, l2.atom_beat_cost read beats; atomics to each word of one line take 12.4 ps a sector looked
-// up, which whole beats (half a beat a sector) would put under half of what they take. (Reductions to each word of a
-// line take 7.38 ps a sector, about the time of whole-line reads and writes: the probe's address arithmetic binds
-// those three, 68-72% of the issue slots busy, so they neither support nor contradict a beat a sector.)
-void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
-  // Compares, reads first, instead of a switch's indirect jump: nearly every lookup is a read or a write.
-  if (op == L2Op::read) {
-    c.l2_beats += m_beats[sectors];
-    c.l2_read_sectors += sectors;
-    c.l2_read_hits += hits;
-  } else if (op == L2Op::write) {
-    c.l2_beats += m_beats[sectors];
-    c.l2_write_sectors += sectors;
-    c.l2_write_hits += sectors;
-    c.l2_write_beats += m_beats[sectors];
-  } else if (op == L2Op::atom) {
-    c.l2_beats += sectors;
-    c.l2_atom_beats += sectors;
-    c.l2_atom_sectors += sectors;
-    c.l2_atom_hits += hits;
-  } else {
-    c.l2_beats += sectors;
-    c.l2_red_sectors += sectors;
-    c.l2_red_hits += hits;
-  }
-}
-
-// Inlined into near() and home(), a call a missed line (cachegrind, the benchmark gather: 1.5% of the host
-// instructions went to the call's register saves and restores).
+// Inlined into the lookups, a call a missed line (cachegrind, the benchmark gather: 1.5% of the host instructions went
+// to the call's register saves and restores).
 [[gnu::always_inline]] inline std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCounters& c) {
   SetCache::Evicted ev;
   const std::uint32_t slot = m_cache.insert(r.line, r.set, property, ev);
@@ -129,45 +117,96 @@ void L2Slice::count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCount
   return slot;
 }
 
-std::uint32_t L2Slice::near(const L2Request& r, SimCounters& c) {
+// ncu's lts__t_sectors_op_write_lookup_hit equals lts__t_sectors_op_write on every H100 suite kernel, cold streaming
+// copies included (validate/results/h100-2026-11-22/report): a write allocates its sectors without a fetch and counts
+// as a hit. Reads and atomics hit only on valid sectors. Each lookup occupies the slice for whole beats, an atomic or
+// a reduction for a beat a sector (count_atomic). H100, every line in L2 (validate/results/h100-2026-11-28-l2atomics):
+// a warp's 4-byte reductions to 32 sectors take 7.50 ps a lookup device-wide, as reads do (7.58), its 4-byte atomics
+// (the old values returned) 9.96 ps, l2.atom_beat_cost read beats; atomics to each word of one line take 12.4 ps a
+// sector looked up, which whole beats (half a beat a sector) would put under half of what they take. (Reductions to
+// each word of a line take 7.38 ps a sector, about the time of whole-line reads and writes: the probe's address
+// arithmetic binds those three, 68-72% of the issue slots busy, so they neither support nor contradict a beat a
+// sector.)
+//
+// Each kind of request has its own path (a switch on the kind here, not a test of it at every step: cachegrind,
+// `memhier simulate` of the benchmark copy and gather, 4.2% and 5.0% fewer host instructions than one near() and one
+// home() for every kind).
+void L2Slice::serve(L2Slice* group, int partitions, const L2Request& r, SimCounters& c) {
+  const int home = r.home, from = r.from;
+  const bool far = home != from;
+  switch (r.op) {
+    case L2Op::read:
+      if (!far) {
+        if (r.sectors != 0) group[home].home_read<false>(r, r.sectors, c);
+      } else if (const std::uint32_t forward = group[from].near_read(r, c); forward != 0) {
+        group[home].home_read<true>(r, forward, c);
+      }
+      return;  // a read leaves the other partitions' copies as they are
+    case L2Op::write:
+      if ((far ? group[from].near_write(r, c) : r.sectors) != 0) group[home].home_write(r, far, c);
+      break;
+    case L2Op::atom:
+    case L2Op::red:
+      if ((far ? group[from].near_atomic(r, c) : r.sectors) != 0) group[home].home_atomic(r, far, c);
+      break;
+  }
+  // The data changed: copies elsewhere are stale (near_*() dropped or refreshed the requester's).
+  for (int p = 0; p < partitions; ++p)
+    if (p != home && p != from) group[p].drop_copy(r);
+}
+
+// The copy keeps what a read brings back (whole fetch granules) and the sectors a write wrote whole: the home slice
+// owns the dirty data, the copy is clean. A line entering as a copy never persists: the set-aside holds a window's
+// lines once, at home. On the H100 a 16 MiB persisting buffer read by SMs of both partitions keeps most of its benefit
+// in 5 set-aside ways (15.6 MiB), which copies counted against the set-aside would overrun by half
+// (validate/results/h100-2026-11-22f/probe/persisting_l2.json: s14_hot16 63.9 us a launch, no window 77.7, 6 ways
+// 61.4).
+std::uint32_t L2Slice::near_read(const L2Request& r, SimCounters& c) {
   const std::uint32_t slot = m_cache.find(r.line, r.set);
-  const std::uint32_t have = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
   const auto sectors = static_cast<std::uint64_t>(std::popcount(r.sectors));
-  if (r.op == L2Op::atom || r.op == L2Op::red) {
-    // They run at home: a copy here would be stale. ncu counts the lookup a hit, as a write's (H100, lines in L2
-    // that atomics of both partitions keep changing, so no copy holds them: every atomic and reduction lookup a hit,
-    // 1.5 a sector; validate/results/h100-2026-11-28-l2atomics).
-    count(r.op, sectors, sectors, c);
-    if (slot != SetCache::kNone) {
-      end_partial(slot, 0xFU);
-      m_cache.invalidate(slot);
-    }
+  if (slot == SetCache::kNone) {
+    count_read(sectors, 0, c);
+    const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
+    m_cache.valid(allocate(r, copy, c)) = static_cast<std::uint8_t>(granules(r.sectors));
     return r.sectors;
   }
-  count(r.op, sectors, static_cast<std::uint64_t>(std::popcount(r.sectors & have)), c);
-  // The copy keeps what a read brings back (whole fetch granules) and the sectors a write wrote whole: the home slice
-  // owns the dirty data, the copy is clean. Copies of written lines take room as those of read ones do: on the H100 a
-  // steady copy kernel runs out of L2 where reads alone do, at about 32 MiB of footprint, not at the ~40 MiB it would
-  // if writes left none (validate/results/h100-2026-11-24/probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read
-  // 32 MiB 23%). A line written only in part takes its way too: without it the suite's transpose_naive and
-  // softmax_naive write 7-22% less to DRAM (further from ncu; validate/results/h100-2026-11-24f).
-  const bool write = r.op == L2Op::write;
+  const std::uint32_t have = m_cache.valid(slot);
+  const auto hits = static_cast<std::uint64_t>(std::popcount(r.sectors & have));
+  count_read(sectors, hits, c);
+  if (m_cache.persisting(slot)) c.l2_persisting_hits += hits;
+  m_cache.touch(slot);
   const std::uint32_t missing = r.sectors & ~have;
-  const auto kept = static_cast<std::uint8_t>(write ? full_sectors(r.words) & r.sectors : granules(missing));
+  m_cache.valid(slot) |= static_cast<std::uint8_t>(granules(missing));
+  return missing;
+}
+
+// Copies of written lines take room as those of read ones do: on the H100 a steady copy kernel runs out of L2 where
+// reads alone do, at about 32 MiB of footprint, not at the ~40 MiB it would if writes left none
+// (validate/results/h100-2026-11-24/probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read 32 MiB 23%). A line
+// written only in part takes its way too: without it the suite's transpose_naive and softmax_naive write 7-22% less
+// to DRAM (further from ncu; validate/results/h100-2026-11-24f).
+std::uint32_t L2Slice::near_write(const L2Request& r, SimCounters& c) {
+  const std::uint32_t slot = m_cache.find(r.line, r.set);
+  count_write(static_cast<std::uint64_t>(std::popcount(r.sectors)), c);
+  const auto kept = static_cast<std::uint8_t>(full_sectors(r.words) & r.sectors);
   if (slot != SetCache::kNone) {
-    if (!write && m_cache.persisting(slot))
-      c.l2_persisting_hits += static_cast<std::uint64_t>(std::popcount(r.sectors & have));
     m_cache.touch(slot);
     m_cache.valid(slot) |= kept;
   } else {
-    // Never persisting: the set-aside holds a window's lines once, at home. On the H100 a 16 MiB persisting buffer
-    // read by SMs of both partitions keeps most of its benefit in 5 set-aside ways (15.6 MiB), which copies counted
-    // against the set-aside would overrun by half (validate/results/h100-2026-11-22f/probe/persisting_l2.json:
-    // s14_hot16 63.9 us a launch, no window 77.7, 6 ways 61.4).
     const L2Property copy = r.property == L2Property::persisting ? L2Property::normal : r.property;
     m_cache.valid(allocate(r, copy, c)) = kept;
   }
-  return write ? r.sectors : missing;  // a write goes on to the home slice whole
+  return r.sectors;  // a write goes on to the home slice whole
+}
+
+// Atomics and reductions run at home: a copy here would be stale. ncu counts the lookup a hit, as a write's (H100,
+// lines in L2 that atomics of both partitions keep changing, so no copy holds them: every atomic and reduction lookup
+// a hit, 1.5 a sector; validate/results/h100-2026-11-28-l2atomics).
+std::uint32_t L2Slice::near_atomic(const L2Request& r, SimCounters& c) {
+  const auto sectors = static_cast<std::uint64_t>(std::popcount(r.sectors));
+  count_atomic(r.op, sectors, sectors, c);
+  drop_copy(r);
+  return r.sectors;
 }
 
 void L2Slice::drop_copy(const L2Request& r) {
@@ -182,59 +221,94 @@ void L2Slice::drop_copy(const L2Request& r) {
 // granules (H100 lts sectors for isolated far sectors: 2.0x the L1 sectors; sim_check); a far write, atomic or
 // reduction in its own sectors (H100, a 4-byte atomic or reduction to each of 32 sectors: 1.50 lookups an L1 sector;
 // validate/results/h100-2026-11-28-l2atomics).
-void L2Slice::home(const L2Request& r, std::uint32_t sectors, bool far, SimCounters& c) {
-  const CacheGeometry& g = m_spec.geometry;
-  std::uint32_t want = sectors;
-  if (far && r.op == L2Op::read) want = granules(sectors);
+template <bool kFar>
+void L2Slice::home_read(const L2Request& r, std::uint32_t sectors, SimCounters& c) {
+  const std::uint32_t want = kFar ? granules(sectors) : sectors;
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
-  if (far) c.l2_far_sectors += n;
+  if (kFar) c.l2_far_sectors += n;
   std::uint32_t slot = m_cache.find(r.line, r.set);
-  const std::uint32_t before = slot == SetCache::kNone ? 0U : m_cache.valid(slot);
-  const auto hits = static_cast<std::uint64_t>(std::popcount(want & before));
-  count(r.op, n, hits, c);
+  std::uint32_t before = 0;
+  std::uint64_t hits = 0;
   if (slot != SetCache::kNone) {
-    // A write finds a sector written in part as much as a whole one (ncu counts every write sector a hit).
-    const std::uint32_t found = r.op == L2Op::write ? before | m_cache.partial(slot) : before;
-    const auto present = static_cast<std::uint64_t>(std::popcount(want & found));
-    if (present != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += present;
+    before = m_cache.valid(slot);
+    hits = static_cast<std::uint64_t>(std::popcount(want & before));
+    if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
     m_cache.touch(slot);
   } else {
     slot = allocate(r, r.property, c);
   }
-  SetCache::State& st = m_cache.state(slot);
-  const bool was_clean = st.dirty == 0;
-  if (r.op == L2Op::write) {  // no fetch: sectors written whole become valid, others wait for their other words
-    const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(st.valid);
-    if (fresh != 0) {
-      // A stream's stores, here without a call: every sector written whole and none written in part before (so none
-      // holds words) become valid and nothing else changes. write_words() takes the rest.
-      if ((st.partial & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
-        st.valid |= static_cast<std::uint8_t>(fresh);
-      } else {
-        write_words(slot, r.line, fresh, r.words);
-      }
-    }
-    st.dirty |= static_cast<std::uint8_t>(want);
-    st.batched |= r.row_follows;
-    if (was_clean) limit_dirty(r.set, slot, c);
-    if (m_spec.partial_sectors_max != 0 && m_partials > m_spec.partial_sectors_max) fill_partials(c);
-    return;
+  count_read(n, hits, c);
+  fill(r, slot, want, before, c);
+}
+
+void L2Slice::home_atomic(const L2Request& r, bool far, SimCounters& c) {
+  const std::uint32_t want = r.sectors;
+  const auto n = static_cast<std::uint64_t>(std::popcount(want));
+  if (far) c.l2_far_sectors += n;
+  std::uint32_t slot = m_cache.find(r.line, r.set);
+  std::uint32_t before = 0;
+  std::uint64_t hits = 0;
+  if (slot != SetCache::kNone) {
+    before = m_cache.valid(slot);
+    hits = static_cast<std::uint64_t>(std::popcount(want & before));
+    if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
+    m_cache.touch(slot);
+  } else {
+    slot = allocate(r, r.property, c);
   }
-  // Fetch each aligned group of sectors (the DRAM granularity) that holds a missing requested sector.
-  const unsigned group = m_fetch_sectors;
-  for (std::uint32_t fetch = granules(want & ~before); fetch != 0;) {  // granule by granule, lowest first
-    const auto first = static_cast<unsigned>(std::countr_zero(fetch));
-    const std::uint32_t gm = ((1U << group) - 1U) << first;
-    fetch &= ~gm;
-    dram(r.line * g.line_bytes + first * g.sector_bytes, m_spec.fetch_bytes, false, c, r.row_follows != 0);
-    end_partial(slot, gm);  // their written words merge with the fetched bytes
-    st.valid |= static_cast<std::uint8_t>(gm);
+  count_atomic(r.op, n, hits, c);
+  const bool was_clean = m_cache.dirty(slot) == 0;
+  fill(r, slot, want, before, c);
+  m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
+  if (was_clean) limit_dirty(r.set, slot, c);
+}
+
+// Each aligned group of sectors (the DRAM granularity) that holds a missing wanted sector is fetched; the written
+// words of those sectors merge with the fetched bytes.
+[[gnu::always_inline]] inline void L2Slice::fill(const L2Request& r, std::uint32_t slot, std::uint32_t want,
+                                                 std::uint32_t before, SimCounters& c) {
+  SetCache::State& st = m_cache.state(slot);
+  const std::uint32_t missing = want & ~before;
+  if (const std::uint32_t fetch = granules(missing); fetch != 0) {
+    dram_fetch(r.line, m_granule_count[missing], c, r.row_follows != 0);
+    end_partial(slot, fetch);
+    st.valid |= static_cast<std::uint8_t>(fetch);
   }
   st.valid |= static_cast<std::uint8_t>(want);
-  if (r.op == L2Op::atom || r.op == L2Op::red) {
-    st.dirty |= static_cast<std::uint8_t>(want);
-    if (was_clean) limit_dirty(r.set, slot, c);
+}
+
+void L2Slice::home_write(const L2Request& r, bool far, SimCounters& c) {
+  const std::uint32_t want = r.sectors;
+  const auto n = static_cast<std::uint64_t>(std::popcount(want));
+  if (far) c.l2_far_sectors += n;
+  count_write(n, c);
+  std::uint32_t slot = m_cache.find(r.line, r.set);
+  if (slot != SetCache::kNone) {
+    // A write finds a sector written in part as much as a whole one.
+    if (m_cache.persisting(slot))
+      c.l2_persisting_hits +=
+          static_cast<std::uint64_t>(std::popcount(want & (m_cache.valid(slot) | m_cache.partial(slot))));
+    m_cache.touch(slot);
+  } else {
+    slot = allocate(r, r.property, c);
   }
+  // No fetch: sectors written whole become valid, others wait for their other words.
+  SetCache::State& st = m_cache.state(slot);
+  const bool was_clean = st.dirty == 0;
+  const std::uint32_t fresh = want & ~static_cast<std::uint32_t>(st.valid);
+  if (fresh != 0) {
+    // A stream's stores, here without a call: every sector written whole and none written in part before (so none
+    // holds words) become valid and nothing else changes. write_words() takes the rest.
+    if ((st.partial & fresh) == 0 && (full_sectors(r.words) & fresh) == fresh) {
+      st.valid |= static_cast<std::uint8_t>(fresh);
+    } else {
+      write_words(slot, r.line, fresh, r.words);
+    }
+  }
+  st.dirty |= static_cast<std::uint8_t>(want);
+  st.batched |= r.row_follows;
+  if (was_clean) limit_dirty(r.set, slot, c);
+  if (m_spec.partial_sectors_max != 0 && m_partials > m_spec.partial_sectors_max) fill_partials(c);
 }
 
 // The H100 writes back data a steady write-only kernel leaves dirty once its footprint passes about 24 MiB, half the

@@ -78,12 +78,11 @@ class alignas(128) L2Slice {
   void prefetch(std::uint32_t set) const { m_cache.prefetch(set); }
   // Writes dirty data back and empties the slice (between launches under ncu-style cache control).
   void flush(SimCounters& c);
-  // The request at the line's home slice; `far`: it comes from another partition, for the sectors `sectors`
-  // its near copy lacked (reads) or all of them (writes, atomics).
-  void home(const L2Request& r, std::uint32_t sectors, bool far, SimCounters& c);
-  // The lookup in the requesting SM's own partition for a line homed elsewhere. Returns the sectors to forward to the
-  // home slice (none when the copy holds every requested sector of a read).
-  std::uint32_t near(const L2Request& r, SimCounters& c);
+  // Serves request `r` in its slice group (`group`: the group's `partitions` slices, partition p's at group[p]): a
+  // line homed in another partition is looked up first in the requester's own partition (near), the home slice
+  // (home) seeing what that copy lacked; a write, atomic or reduction then drops the copies the other partitions hold.
+  // simulate()'s replay calls this for every request, as the tests do.
+  static void serve(L2Slice* group, int partitions, const L2Request& r, SimCounters& c);
   // Adds the DRAM bytes this slice moved since the last call, by channel, to `read` and `write` (dram_channels
   // long), and forgets them.
   void take_channel_bytes(std::vector<std::uint64_t>& read, std::vector<std::uint64_t>& write);
@@ -100,18 +99,56 @@ class alignas(128) L2Slice {
   void drop_copy(const L2Request& r);
 
  private:
+  // One lookup of each kind: in the requester's partition for a line homed elsewhere (near_*, returning the sectors
+  // the home slice is asked for: a read's that the copy lacks, every sector of the others), and at home (home_*, for
+  // `sectors`; kFar: the request came from another partition, whose reads travel in whole fetch granules).
+  std::uint32_t near_read(const L2Request& r, SimCounters& c);
+  std::uint32_t near_write(const L2Request& r, SimCounters& c);
+  std::uint32_t near_atomic(const L2Request& r, SimCounters& c);
+  template <bool kFar>
+  void home_read(const L2Request& r, std::uint32_t sectors, SimCounters& c);
+  void home_write(const L2Request& r, bool far, SimCounters& c);
+  void home_atomic(const L2Request& r, bool far, SimCounters& c);
+  // The line a read or atomic found at home as `slot` (or allocated), holding `before` of the sectors `want`: the
+  // sectors missing are fetched granule by granule and everything wanted becomes valid.
+  void fill(const L2Request& r, std::uint32_t slot, std::uint32_t want, std::uint32_t before, SimCounters& c);
   // `batched`: an access in a row its instruction's previous line opened (a read with L2Request::row_follows) or
   // the SM's previous write did (a write-back of a line with SetCache::batched): no activation of its own.
   void dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCounters& c, bool batched = false);
+  // `granules` fetch granules of `line` read from DRAM at once (one row, one bank: the first opens the row or finds
+  // it open, the others find it open), as that many dram() reads would count them.
+  void dram_fetch(std::uint64_t line, unsigned granules, SimCounters& c, bool batched);
   // A slot for `line` with `property`; a dirty victim is written back.
   std::uint32_t allocate(const L2Request& r, L2Property property, SimCounters& c);
   // Aligned groups of sectors (the DRAM fetch granularity) that hold a requested sector: from a table of every mask.
   [[nodiscard]] std::uint32_t granules(std::uint32_t sectors) const { return m_granules[sectors]; }
   [[nodiscard]] std::uint32_t compute_granules(std::uint32_t sectors) const;
-  void count(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const;
+  // A lookup of `sectors` sectors (`hits` of them found) and the slice beats it takes, by kind.
+  void count_read(std::uint64_t sectors, std::uint64_t hits, SimCounters& c) const {
+    c.l2_beats += m_beats[sectors];
+    c.l2_read_sectors += sectors;
+    c.l2_read_hits += hits;
+  }
+  void count_write(std::uint64_t sectors, SimCounters& c) const {  // every write sector counts a hit (ncu)
+    c.l2_beats += m_beats[sectors];
+    c.l2_write_sectors += sectors;
+    c.l2_write_hits += sectors;
+    c.l2_write_beats += m_beats[sectors];
+  }
+  static void count_atomic(L2Op op, std::uint64_t sectors, std::uint64_t hits, SimCounters& c) {
+    c.l2_beats += sectors;
+    if (op == L2Op::atom) {
+      c.l2_atom_beats += sectors;
+      c.l2_atom_sectors += sectors;
+      c.l2_atom_hits += hits;
+    } else {
+      c.l2_red_sectors += sectors;
+      c.l2_red_hits += hits;
+    }
+  }
   // `slot` (of `set`) was clean and is now dirty: past the set's dirty-line limit, the oldest other dirty line is
   // written back and stays as a clean line.
-  // (The check here, in line in home(): a set under its limit, the common case, costs no call.)
+  // (The check here, in line in the lookups: a set under its limit, the common case, costs no call.)
   void limit_dirty(std::uint32_t set, std::uint32_t slot, SimCounters& c) {
     if (m_spec.dirty_ways == 0) return;
     const std::uint32_t old = m_cache.oldest_dirty_past(set, slot, m_spec.dirty_ways);
@@ -129,7 +166,8 @@ class alignas(128) L2Slice {
 
   L2SliceSpec m_spec;
   SetCache m_cache;
-  std::array<std::uint8_t, 16> m_granules{};  // granules() of each mask of a line's 4 sectors
+  std::array<std::uint8_t, 16> m_granules{};        // granules() of each mask of a line's 4 sectors
+  std::array<std::uint8_t, 16> m_granule_count{};  // and how many granules that is
   std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
   LineVector<std::uint64_t> m_open_rows;      // per bank: the row open (~0: none)
   // Per bank: its channel, and the bytes read and written there since take_channel_bytes().

@@ -66,7 +66,9 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
   }
   // Lanes usually come in address order: then one pass emits each new sector once. Otherwise sort and de-duplicate
   // (a gather).
-  int n = 0;
+  // Without a branch a lane: a gather's lanes come in no order the host could predict (each lane's sector is written,
+  // and kept unless it repeats the furthest sector so far).
+  std::size_t n = 0;
   bool sorted = true;
   std::uint64_t last_emitted = 0;
   const std::uint64_t top = kAddressEnd - size;
@@ -75,19 +77,17 @@ inline void coalesce(std::span<const std::uint64_t> addresses, unsigned size, st
     const std::uint64_t first = a >> 5U;
     const std::uint64_t last = (a + size - 1) >> 5U;
     past |= a > top;
-    if (n == 0 || first > last_emitted) {
-      out.sector[static_cast<std::size_t>(n++)] = first;
-    } else if (first < last_emitted) {
-      sorted = false;
-      out.sector[static_cast<std::size_t>(n++)] = first;
-    }
-    if (last != first) out.sector[static_cast<std::size_t>(n++)] = last;
+    sorted &= first >= last_emitted;
+    out.sector[n] = first;
+    n += static_cast<std::size_t>((n == 0) | (first != last_emitted));
+    out.sector[n] = last;  // a lane straddling two sectors (at most 64 in all: the array's size)
+    n += static_cast<std::size_t>(last != first);
     last_emitted = std::max(last_emitted, last);
   }
   if (past)
     for (std::uint64_t a : addresses)
       if (a > top) access_past_top(a, a, size);
-  out.count = sorted ? n : static_cast<int>(sort_unique(out.sector.data(), static_cast<std::size_t>(n)));
+  out.count = static_cast<int>(sorted ? n : sort_unique(out.sector.data(), n));
   for (int i = 0; i < out.count; ++i) out.add_sector(out.sector[static_cast<std::size_t>(i)]);
 }
 

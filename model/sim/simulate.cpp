@@ -616,22 +616,17 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           thread_local TpcMerge local;
           TpcMerge& merge = first_round ? local : merges_saved[g];
           auto replay = [&](const L2Request& request, std::size_t sm) {
-            L2Request r = request;
-            if (merge_misses && r.op == L2Op::read && r.paired != 0) {
-              const std::uint32_t merged = merge.merged(r, sm);
+            if (merge_misses && request.op == L2Op::read && request.paired != 0) {
+              const std::uint32_t merged = merge.merged(request, sm);
               if (merged != 0) {
                 sc.l2_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
+                L2Request r = request;
                 r.sectors = static_cast<std::uint8_t>(r.sectors & ~merged);
-                if (r.sectors == 0) return;
+                if (r.sectors != 0) L2Slice::serve(group, parts, r, sc);
+                return;
               }
             }
-            // A far request goes through the copy in its own partition first; the home slice sees what it lacked.
-            const int home = r.home, from = r.from;
-            const std::uint32_t forward = home == from ? r.sectors : group[from].near(r, sc);
-            if (forward != 0) group[home].home(r, forward, home != from, sc);
-            if (r.op != L2Op::read)  // the data changed: copies elsewhere are stale (near() dropped the requester's)
-              for (int p = 0; p < parts; ++p)
-                if (p != home && p != from) group[p].drop_copy(r);
+            L2Slice::serve(group, parts, request, sc);
           };
           thread_local ReplayOrder order;  // its scratch kept from batch to batch
           if (first_round) merge.begin(spec.l2_latency);
