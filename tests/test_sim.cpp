@@ -1012,7 +1012,7 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> issue_order(const std::vect
         if (!r.is_memory()) return IssueCost{};
         return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{load_pipe, latency};
       },
-      [](const BlockTrace&, const WarpRecord&) {}, true);
+      true);
   return order;
 }
 
@@ -1059,7 +1059,7 @@ void run_issues(WarpScheduler& s, bool last, F&& issue) {
       [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
         return issue(b, r, cycle, slot);
       },
-      [](const BlockTrace&, const WarpRecord&) {}, last);
+      last);
 }
 
 std::vector<Issued> scheduler_run(WarpScheduler& s, const std::vector<BlockTrace*>& batch, bool last = true) {
@@ -1072,7 +1072,7 @@ std::vector<Issued> scheduler_run(WarpScheduler& s, const std::vector<BlockTrace
         order.push_back({slot, cycle, thread, r.kind == AccessKind::store});
         return IssueCost{1, 0};
       },
-      [](const BlockTrace&, const WarpRecord&) {}, last);
+      last);
   return order;
 }
 
@@ -1401,7 +1401,7 @@ TEST_CASE("a run stopped when its SM's requests are full goes on where it stoppe
             if (!r.is_memory()) return IssueCost{};
             return r.kind == AccessKind::store ? IssueCost{1, 0} : IssueCost{1, 7};
           },
-          [](const BlockTrace&, const WarpRecord&) {}, true, [&] { return since >= every; });
+          true, [&] { return since >= every; });
     }
     CHECK(!s.busy());
     return std::pair{order, runs};

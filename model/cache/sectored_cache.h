@@ -55,20 +55,6 @@ class SectoredCache {
 
   // Slot holding `line`, or kNone.
   [[nodiscard]] std::uint32_t find(std::uint64_t line) const;
-  // A host-cache prefetch of what an access to `line` will read: a lookup's (LRU: its index bucket; PLRU: its set's
-  // tags) and the slot it would take if absent (a free way or its set's victim). The SM front asks it for the next
-  // record of the warp that issues (SmFront::prefetch).
-  void prefetch(std::uint64_t line) const {
-    const std::uint32_t set = set_of(line);
-    if (m_plru) {
-      const std::uint32_t first = set << m_way_bits;
-      host_prefetch(&m_tags[first]);
-      host_prefetch(&m_lines[first + plru_next_way(set)]);
-      return;
-    }
-    host_prefetch(&m_buckets[home(hash(line))]);
-    host_prefetch(&m_slots[next_slot(set)]);
-  }
   // Everything a lookup reads, into the host's caches: PLRU, every set's tags, lines and tree bits (the H100's L1 at
   // its largest: 8 + 32 + 1 KiB); LRU, the index and every slot and set.
   void warm() const {

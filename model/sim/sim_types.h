@@ -38,11 +38,12 @@ struct L2Request {
   // the same DRAM row (a dram.row_bytes chunk of the address space): the controller serves both with one activation
   // (l2_slice.h).
   std::uint8_t row_follows = 0;
-  // 1: from a block of the launch's first wave (by blockIdx, x fastest: the GPU's first wave, whatever order or
-  // sample of the blocks a trace holds), which the GPU places in pairs on the two SMs of a TPC (blocks 2j and 2j + 1),
-  // so that the pair's reads of the same lines merge (tpc_merge.h). A later block goes to whichever SM frees a place
-  // first, beside a block from elsewhere in the grid (validate/results/h100-2026-11-27-sibling-drift).
-  std::uint8_t paired = 1;
+  // 1: a read that may merge with the TPC sibling's (tpc_merge.h), on an architecture whose L1 misses merge within a
+  // TPC (l1.miss_merge_sms: 2): from a block of the launch's first wave (by blockIdx, x fastest: the GPU's first wave,
+  // whatever order or sample of the blocks a trace holds), which the GPU places in pairs on the two SMs of a TPC
+  // (blocks 2j and 2j + 1), so that the pair's reads of the same lines merge. A later block goes to whichever SM frees
+  // a place first, beside a block from elsewhere in the grid (validate/results/h100-2026-11-27-sibling-drift).
+  std::uint8_t paired = 0;
 };
 static_assert(sizeof(L2Request) == 32);
 

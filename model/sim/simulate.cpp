@@ -70,7 +70,7 @@ bool run_sm(SmFront& sm, WarpScheduler& scheduler, bool last, std::uint64_t held
       sm.counters,
       [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
           std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
-      [&](const BlockTrace& b, const WarpRecord& r) { sm.prefetch(b, r); }, last,
+      last,
       [&] { return sm.requests() >= room; });
 }
 
@@ -389,6 +389,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const PolicyMap policy(residency.windows);
     SmFrontSpec spec;
     spec.paired_blocks = static_cast<std::size_t>(num_sms) * static_cast<std::size_t>(ks.occupancy.blocks_per_sm);
+    spec.tpc_merge = arch.l1.miss_merge_sms == 2;
     spec.grid_x = launch.grid.x;
     spec.grid_y = launch.grid.y;
     spec.l1.line_bytes = arch.l1.line;
@@ -445,7 +446,6 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     const std::size_t wave_blocks = spec.paired_blocks;
     const auto sm_count = static_cast<std::size_t>(num_sms);
     const int parts = arch.l2.partitions;
-    const bool merge_misses = arch.l1.miss_merge_sms == 2;
     double warp_weight = 0, instr_weight = 0;
     std::uint64_t launch_instructions = 0;
     double requests_per_lane = 1;     // per lane issued, of the previous batch (one a lane until one has run)
@@ -616,7 +616,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           thread_local TpcMerge local;
           TpcMerge& merge = first_round ? local : merges_saved[g];
           auto replay = [&](const L2Request& request, std::size_t sm) {
-            if (merge_misses && request.op == L2Op::read && request.paired != 0) {
+            if (request.paired != 0) {
               const std::uint32_t merged = merge.merged(request, sm);
               if (merged != 0) {
                 sc.l2_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
@@ -637,7 +637,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           // transpose_tiled gains and the others move within that host's spread
           // (bench/results/compare-gpu-machine-2026-11-27-session48).
           auto ahead = [&](const L2Request& r, std::size_t sm) {
-            if (merge_misses && r.op == L2Op::read && r.paired != 0) merge.prefetch(r.line, sm);
+            if (r.paired != 0) merge.prefetch(r.line, sm);
             group[r.home].prefetch(r.set);
             if (r.home != r.from) group[r.from].prefetch(r.set);
           };

@@ -91,7 +91,7 @@ std::uint32_t SmFront::in_flight(std::uint64_t line, std::uint32_t sectors) {
   std::uint64_t& before = op == L2Op::write ? m_written_chunk : m_sent_chunk;
   const std::uint64_t chunk = line >> m_spec.dram_row_line_shift;
   r.row_follows = before == chunk;
-  r.paired = m_paired ? 1 : 0;
+  r.paired = op == L2Op::read && m_paired ? 1 : 0;
   before = chunk;
 }
 
@@ -121,7 +121,8 @@ IssueCost SmFront::issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t
   constexpr std::uint8_t kCompactDense = kLayoutCompact | kLayoutKnown | kLayoutDense;
   m_compact = nullptr;
   m_block = &b;
-  m_paired = (std::uint64_t{b.index.z} * m_spec.grid_y + b.index.y) * m_spec.grid_x + b.index.x < m_spec.paired_blocks;
+  m_paired = m_spec.tpc_merge &&
+             (std::uint64_t{b.index.z} * m_spec.grid_y + b.index.y) * m_spec.grid_x + b.index.x < m_spec.paired_blocks;
   // A compact shared record of bank words (a tile's column, a broadcast): its lanes never written out.
   if (r.space == AddressSpace::shared)
     if (const std::optional<BankResult> w = compact_banks(r)) return shared_access(r, *w);
@@ -258,21 +259,6 @@ std::span<const std::uint64_t> SmFront::lanes(const WarpRecord& r, std::span<con
 void SmFront::predicated_loads_of_async_copy() {
   counters.shared_ld_requests += m_spec.async_copy_predicated_loads;
   counters.warp_instructions += m_spec.async_copy_predicated_loads;
-}
-
-void SmFront::prefetch(const BlockTrace& b, const WarpRecord& r) const {
-  if (!m_spec.l1_enabled || !r.is_memory() || (r.space != AddressSpace::global && r.space != AddressSpace::texture))
-    return;
-  if (r.active_mask == 0) return;  // no address (sources built through the library API may have such a record)
-  const auto [front, back] = b.first_last(r);
-  // kLineBytes: simulate() refuses other line sizes, and a constant divides by a shift.
-  const std::uint64_t first = front / kLineBytes, last = back / kLineBytes;
-  // A request of 1 to 4 lines (a stream's, a tile's row): its first and last. A wider one (a column, a gather) gains
-  // little from two of its lines, and the passes over all its lines that this file once made for 5 or more cost
-  // softmax_naive's columns 10-20% and the gathers nothing (GCC had deleted them unseen: util/host_prefetch.h).
-  if ((last > first ? last - first : first - last) >= 4) return;
-  m_l1.prefetch(first);
-  if (last != first) m_l1.prefetch(last);
 }
 
 std::uint32_t SmFront::data_passes(const WarpRecord& r, std::span<const std::uint64_t> a, std::uint32_t lines,

@@ -41,6 +41,7 @@ struct SmFrontSpec {
   // The launch's first blocks, in launch order (x fastest), whose reads may merge with the TPC sibling's
   // (L2Request::paired): the first wave's. `grid_x` x `grid_y` blocks a z plane.
   std::uint64_t paired_blocks = ~std::uint64_t{0};
+  bool tpc_merge = false;  // the architecture's TPC siblings merge their L1 misses (l1.miss_merge_sms: 2)
   std::uint64_t grid_x = 1, grid_y = 1;
 };
 
@@ -56,9 +57,6 @@ class alignas(128) SmFront {
   SectoredCache release_l1() { return std::move(m_l1); }
   // `thread_base`: the thread slot of lane 0 of the record's warp, numbered over all SMs (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
-  // A hint before issuing `r` a little later (the issuing warp's next record): for a request of up to 4 lines, the
-  // L1 entries of its first and last line are fetched into the host cache.
-  void prefetch(const BlockTrace& b, const WarpRecord& r) const;
   SimCounters counters;
   // Starts counting the requests of a round of issues (simulate.cpp); they go on the SM's list after those of earlier
   // rounds not yet replayed, their cycles going on from those.
@@ -143,7 +141,7 @@ class alignas(128) SmFront {
   int m_sm;
   Divisor m_l2_sets, m_slices;  // place_in_sets()'s divisions of every request
   std::uint8_t m_partition;     // the L2 partition this SM belongs to
-  bool m_paired = true;         // whether the block being issued is of the first wave (L2Request::paired)
+  bool m_paired = false;        // whether the block being issued merges its reads with the sibling's (L2Request::paired)
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
   std::array<std::uint32_t, std::tuple_size_v<decltype(SectorSet::lines)>> m_words{};  // written_words()'s

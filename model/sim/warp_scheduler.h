@@ -87,8 +87,7 @@ class LoadRuns {
 // from 7.0% to 2.9% (validate/results/h100-2026-11-24d). A warp can issue a cycle after its previous instruction, after
 // its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data are
 // back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never wait.
-// `hint(block, record)` is told the record the issuing warp will probably issue next (a host-cache prefetch). Async
-// copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next barrier
+// Async copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next barrier
 // (cp.async.wait_group or an mbarrier wait, then __syncthreads), so every warp released from a barrier the block
 // reached with copies in flight counts an async wait (a double-buffered tile loop: one a tile, for every warp, though
 // only one thread issued the bulk copy).
@@ -173,16 +172,16 @@ class alignas(128) WarpScheduler {
   // issued before it.
   [[nodiscard]] std::uint64_t now() const { return m_now; }
 
-  template <typename Issue, typename Hint>
-  void run(SimCounters& counters, Issue&& issue, Hint&& hint, bool last) {
-    run(counters, issue, hint, last, [] { return false; });
+  template <typename Issue>
+  void run(SimCounters& counters, Issue&& issue, bool last) {
+    run(counters, issue, last, [] { return false; });
   }
   // As above; `full()` is asked before each instruction, and true stops the run there (the SM's requests fill what a
   // round of a batch may hold: simulate.cpp): run() then returns true, and the next run() goes on from that
   // instruction with the blocks it was given (the caller keeps those it pushed and has not seen started: they stay
   // queued).
-  template <typename Issue, typename Hint, typename Full>
-  bool run(SimCounters& counters, Issue&& issue, Hint&& hint, bool last, Full&& full) {
+  template <typename Issue, typename Full>
+  bool run(SimCounters& counters, Issue&& issue, bool last, Full&& full) {
     m_resident = 0;
     for (std::size_t p = 0; p < m_places.size(); ++p)
       if (m_places[p].block == nullptr) refill(p);
@@ -210,7 +209,6 @@ class alignas(128) WarpScheduler {
       Place& place = m_places[p];
       const BlockTrace& block = *w.trace;  // the block's, or a part of the warp's records (next_part())
       const WarpRecord& r = block.records[w.next++];
-      if (w.next != w.end) hint(block, block.records[w.next]);
       const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + m_slot_thread[slot]);
       if (w.runs.record(r, counters)) w.pending = 0;
       if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, m_now + cost.latency);
