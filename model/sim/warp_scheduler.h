@@ -143,6 +143,14 @@ class alignas(128) WarpScheduler {
       m_sub_bits_of = m_subs;
     }
     m_later.clear();
+    // The wheel is empty after a launch (every warp done); made once, and emptied where a bucket still holds a warp.
+    if (m_wheel_head.size() != kWheelCycles) m_wheel_head.assign(kWheelCycles, kNoSlot);
+    for (std::size_t w = 0; w < m_wheel_used.size(); ++w)
+      for (std::uint64_t bits = m_wheel_used[w]; bits != 0; bits &= bits - 1)
+        m_wheel_head[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))] = kNoSlot;
+    m_wheel_used.fill(0);
+    if (m_wheel_next.size() < warps) m_wheel_next.resize(warps);
+    m_wheel_at = 0;
     m_queue.clear();
     m_queue_at = m_active = m_live_places = 0;
     m_now = m_resident = 0;
@@ -192,15 +200,10 @@ class alignas(128) WarpScheduler {
         stopped = true;
         break;
       }
-      while (!m_later.empty() && wake_cycle(m_later.front()) <= m_now) {
-        const std::uint32_t woken = wake_slot(m_later.front());
-        m_ready[woken / 64] |= std::uint64_t{1} << (woken % 64);
-        pop_later();
-      }
+      wake_until_now();
       const std::uint32_t slot = pick();
       if (slot == ~0U) {  // nobody can issue: skip to the next wake-up (barrier waits always end: see below)
-        if (m_later.empty()) throw std::logic_error("WarpScheduler: warps left but none can ever issue");
-        m_now = wake_cycle(m_later.front());
+        m_now = next_wake();
         continue;
       }
       m_ready[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
@@ -284,26 +287,82 @@ class alignas(128) WarpScheduler {
     std::uint32_t arrived = 0;    // warps at the barrier
     std::uint8_t copying = 0;     // async copies issued since its last barrier
   };
-  // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later: a min-heap
-  // of (cycle, slot) packed in one key, cycle << 12 | slot (arch validation: at most 4096 warps an SM). A cycle past
-  // 2^52 is kept as 2^52 - 1: the launch then issues past the 2^48 cycles simulate() accepts, and fails there.
+  // Warps that can issue now (a bit per slot; a lower slot is older) and, by cycle, those that can later. A warp that
+  // can issue within kWheelCycles cycles of the first cycle not yet woken (m_wheel_at) waits in that cycle's bucket of
+  // a timing wheel (a list of slots a cycle, linked through m_wheel_next; a bit a bucket that holds any); later ones
+  // (long non-memory work) in a min-heap of (cycle, slot) packed in one key, cycle << 12 | slot (arch validation: at
+  // most 4096 warps an SM). A cycle past 2^52 is kept as 2^52 - 1: the launch then issues past the 2^48 cycles
+  // simulate() accepts, and fails there. (The heap alone cost the benchmark copy 128 host instructions a warp
+  // instruction: every load's warp waited in it for its data.)
   static constexpr unsigned kSlotBits = 12;
   static constexpr std::uint64_t kLastCycle = (std::uint64_t{1} << (64 - kSlotBits)) - 1;
+  static constexpr std::size_t kWheelCycles = 1024;  // more than any latency an arch gives a load (hundreds)
+  static constexpr std::uint16_t kNoSlot = 0xFFFF;
   static std::uint64_t wake_cycle(std::uint64_t key) { return key >> kSlotBits; }
   static std::uint32_t wake_slot(std::uint64_t key) {
     return static_cast<std::uint32_t>(key & ((1U << kSlotBits) - 1U));
   }
-  void pop_later() {
-    std::pop_heap(m_later.begin(), m_later.end(), std::greater<>());
-    m_later.pop_back();
-  }
+  void ready(std::uint32_t slot) { m_ready[slot / 64] |= std::uint64_t{1} << (slot % 64); }
   void schedule(std::uint32_t slot, std::uint64_t at) {
     if (at <= m_now) {
-      m_ready[slot / 64] |= std::uint64_t{1} << (slot % 64);
+      ready(slot);
+    } else if (at - m_wheel_at < kWheelCycles) {  // at > m_now >= m_wheel_at - 1
+      const std::size_t b = at % kWheelCycles;
+      m_wheel_next[slot] = m_wheel_head[b];
+      m_wheel_head[b] = static_cast<std::uint16_t>(slot);
+      m_wheel_used[b / 64] |= std::uint64_t{1} << (b % 64);
     } else {
       m_later.push_back(std::min(at, kLastCycle) << kSlotBits | slot);
       std::push_heap(m_later.begin(), m_later.end(), std::greater<>());
     }
+  }
+  // Every warp waiting for a cycle up to m_now is ready.
+  void wake_until_now() {
+    if (m_now >= m_wheel_at) {
+      // The buckets of cycles m_wheel_at to m_now (all of them, when that is the whole wheel), word by word of the
+      // used bits.
+      std::uint64_t at = m_wheel_at;
+      const std::uint64_t end = m_now - m_wheel_at >= kWheelCycles ? m_wheel_at + kWheelCycles : m_now + 1;
+      while (at < end) {
+        const std::size_t b = at % kWheelCycles;
+        const std::uint64_t bits = m_wheel_used[b / 64] >> (b % 64);
+        if (bits == 0) {
+          at += 64 - b % 64;
+          continue;
+        }
+        at += static_cast<std::uint64_t>(std::countr_zero(bits));
+        if (at >= end) break;
+        const std::size_t k = at % kWheelCycles;
+        for (std::uint16_t s = m_wheel_head[k]; s != kNoSlot; s = m_wheel_next[s]) ready(s);
+        m_wheel_head[k] = kNoSlot;
+        m_wheel_used[k / 64] &= ~(std::uint64_t{1} << (k % 64));
+        ++at;
+      }
+      m_wheel_at = m_now + 1;
+    }
+    while (!m_later.empty() && wake_cycle(m_later.front()) <= m_now) {
+      ready(wake_slot(m_later.front()));
+      std::pop_heap(m_later.begin(), m_later.end(), std::greater<>());
+      m_later.pop_back();
+    }
+  }
+  // The first cycle after m_now a warp waits for (some warp does: barrier waits always end).
+  [[nodiscard]] std::uint64_t next_wake() const {
+    std::uint64_t next = m_later.empty() ? ~std::uint64_t{0} : wake_cycle(m_later.front());
+    // The wheel's first used bucket from m_wheel_at on, around once.
+    const std::size_t from = m_wheel_at % kWheelCycles;
+    for (std::size_t i = 0; i <= m_wheel_used.size(); ++i) {
+      const std::size_t w = (from / 64 + i) % m_wheel_used.size();
+      std::uint64_t bits = m_wheel_used[w];
+      if (i == 0) bits &= ~std::uint64_t{0} << (from % 64);  // the first word from `from` on
+      if (i == m_wheel_used.size()) bits &= (std::uint64_t{1} << (from % 64)) - 1;  // the same word, below it
+      if (bits == 0) continue;
+      const std::size_t b = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      next = std::min<std::uint64_t>(next, m_wheel_at + (b + kWheelCycles - from) % kWheelCycles);
+      break;
+    }
+    if (next == ~std::uint64_t{0}) throw std::logic_error("WarpScheduler: warps left but none can ever issue");
+    return next;
   }
   static std::uint64_t earliest(const Warp& w, const BlockTrace& b, std::uint64_t after) {  // when `w` may issue next
     const WarpRecord& r = b.records[w.next];
@@ -463,6 +522,9 @@ class alignas(128) WarpScheduler {
   LineVector<std::uint64_t> m_sub_bits;  // of each ready word, the bits of each sub-partition's slots
   std::size_t m_sub_bits_of = 0;         // the sub-partitions m_sub_bits was made for
   LineVector<std::uint64_t> m_ready, m_later;
+  LineVector<std::uint16_t> m_wheel_head, m_wheel_next;  // per bucket its first slot, per slot the next (kNoSlot: none)
+  std::array<std::uint64_t, kWheelCycles / 64> m_wheel_used{};
+  std::uint64_t m_wheel_at = 0;  // the first cycle whose waiting warps are not ready yet
 };
 
 }  // namespace memhier
