@@ -314,25 +314,27 @@ void ChunkDecoder::record(BlockTrace* block) {
     }
     const std::uint64_t first = predicted + static_cast<std::uint64_t>(get_signed());
     predicted = first;
-    delta_lanes(*block, r, n, first);
+    block->records.push_back(r);
+    delta_lanes(*block, n, first);
   }
 }
 
-void ChunkDecoder::delta_lanes(BlockTrace& block, const WarpRecord& r, std::size_t n, std::uint64_t first) {
+void ChunkDecoder::delta_lanes(BlockTrace& block, std::size_t n, std::uint64_t first) {
+  const std::uint32_t pc = block.records.back().pc;
   // (A runs' layout does not depend on the size: only one stride, never runs, has lanes a size apart.)
-  if (const Deltas* d = same_deltas(r.pc, n); d != nullptr && d->runs && block.compact_strided) {
+  if (const Deltas* d = same_deltas(pc, n); d != nullptr && d->runs && block.compact_strided) {
     m_pos += d->bytes;  // the same deltas: they decode as they did there
-    block.add_runs(r, {first, d->stride, d->step, d->length}, d->layout);
+    block.runs_of_last({first, d->stride, d->step, d->length}, d->layout);
     return;
   }
   const std::size_t start = m_pos;
-  const std::span<std::uint64_t> lanes = block.add_lanes(r, n);
+  const std::span<std::uint64_t> lanes = block.lanes_of_last(n);
   lanes[0] = first;
   for (std::size_t i = 1; i < n; ++i) lanes[i] = lanes[i - 1] + static_cast<std::uint64_t>(get_delta());
   block.compact_last_runs();  // a two-dimensional block's rows, where the simulator reads the block
   // Only runs are worth remembering here: a gather's deltas never repeat (noting them cost its decoding 4%).
   const WarpRecord& kept = block.records.back();
-  Deltas* d = (kept.layout & kLayoutRuns) != 0 ? set_deltas(r.pc, start, n) : nullptr;
+  Deltas* d = (kept.layout & kLayoutRuns) != 0 ? set_deltas(pc, start, n) : nullptr;
   if (d != nullptr) {
     const LaneRuns x = block.runs(kept);
     d->runs = true;
@@ -391,7 +393,14 @@ bool ChunkDecoder::fast_record(BlockTrace& block) {
   }
   if ((tag & kHasWork) != 0 && (!fast_varint(p, work) || work > 0xFFFFFFFFULL)) return false;
   if (mask == 0 || !fast_varint(p, delta)) return false;  // predicated off: only the raw form is valid
-  WarpRecord r;
+  const auto n = static_cast<std::size_t>(std::popcount(mask));
+  std::uint64_t stride = 0;
+  if (mode == kStride && n > 1) {
+    if (!fast_varint(p, stride)) return false;
+    stride = static_cast<std::uint64_t>(unzigzag(stride));
+  }
+  // Read whole: the record goes into the block in place (BlockTrace::strided_of_last).
+  WarpRecord& r = block.records.emplace_back();
   r.space = static_cast<AddressSpace>(space);
   r.kind = static_cast<AccessKind>(kind);
   r.hint = static_cast<CacheHint>(facts >> 6U);
@@ -399,25 +408,17 @@ bool ChunkDecoder::fast_record(BlockTrace& block) {
   r.pc = static_cast<std::uint32_t>(pc);
   r.active_mask = mask;
   r.work = static_cast<std::uint32_t>(work);
-  const auto n = static_cast<std::size_t>(r.active_lanes());
   std::uint64_t& predicted = m_predictor.slot(r.pc);
   const std::uint64_t first = predicted + static_cast<std::uint64_t>(unzigzag(delta));
-  if (mode == kStride) {
-    std::uint64_t stride = 0;
-    if (n > 1) {
-      if (!fast_varint(p, stride)) return false;
-      stride = static_cast<std::uint64_t>(unzigzag(stride));
-    }
-    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
-                                                  (n == 1 || stride == r.size ? kLayoutGapless : 0));
-    block.add_strided(r, n, first, stride, layout);
-    predicted = first;
-    m_pos = static_cast<std::size_t>(p - m_data);
-    return true;
-  }
   predicted = first;
   m_pos = static_cast<std::size_t>(p - m_data);
-  delta_lanes(block, r, n, first);  // reads (and fails on) the deltas as record() would
+  if (mode == kStride) {
+    const auto layout = static_cast<std::uint8_t>(kLayoutKnown | (stride <= 32 ? kLayoutDense : 0) |
+                                                  (n == 1 || stride == r.size ? kLayoutGapless : 0));
+    block.strided_of_last(n, first, stride, layout);
+    return true;
+  }
+  delta_lanes(block, n, first);  // reads (and fails on) the deltas as record() would
   return true;
 }
 

@@ -125,8 +125,8 @@ class ChunkDecoder {
   void get_record(BlockTrace& block);
   // Reads a record of the common forms from the next bytes into `block`; false, with nothing read, for any other.
   bool fast_record(BlockTrace& block);
-  // A base+deltas record's lanes (its first lane's `first`, read) from the next bytes.
-  void delta_lanes(BlockTrace& block, const WarpRecord& r, std::size_t n, std::uint64_t first);
+  // The lanes of block's last record, of base+deltas form (`n` lanes, the first at `first`), from the next bytes.
+  void delta_lanes(BlockTrace& block, std::size_t n, std::uint64_t first);
   // Reads past a record's addresses, checking what it reads and taking the predictor past it, keeping nothing.
   void skip_record();
   void skip_parts(std::size_t w, std::uint64_t left, std::uint64_t part, std::vector<PartSpan>& rest);
