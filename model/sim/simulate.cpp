@@ -638,8 +638,10 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
           // (bench/results/compare-gpu-machine-2026-11-27-session48).
           auto ahead = [&](const L2Request& r, std::size_t sm) {
             if (r.paired != 0) merge.prefetch(r.line, sm);
+            // The requester's partition's set too, without a test (a request is near or far at random in a gather:
+            // the host mispredicted that test on half of them); for a near request it is the same set again.
             group[r.home].prefetch(r.set);
-            if (r.home != r.from) group[r.from].prefetch(r.set);
+            group[r.from].prefetch(r.set);
           };
           order.for_each(lists, g, active, sm_count, replay, ahead);
           if (first_round && until != ~std::uint64_t{0}) merges_saved[g] = local;
