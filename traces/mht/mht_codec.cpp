@@ -206,7 +206,8 @@ void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
       block.records.reserve(size + std::min<std::uint64_t>(count * (warps - w), (m_size - m_pos) / 2));
     const std::size_t pool = block.addresses.size();
     block.begin_warp();
-    for (std::uint64_t i = 0; i < count; ++i) get_record(block);
+    for (std::uint64_t i = 0; i < count; ++i)
+      if (!fast_record(block)) record<false>(&block);
     if (count < all) skip_parts(static_cast<std::size_t>(w), all - count, part, *rest);
     constexpr std::size_t kReserveAddresses = std::size_t{1} << 22U;
     const std::size_t used = block.addresses.size() - pool;
@@ -371,7 +372,7 @@ namespace {
 // changed until the record reads as one: a record of another form, a damaged one, or one near the chunk's end is
 // left to record(), which reads (and fails on) the same bytes. On the benchmark copy 236 host instructions a record
 // went to record() (cachegrind).
-bool ChunkDecoder::fast_record(BlockTrace& block) {
+[[gnu::always_inline]] inline bool ChunkDecoder::fast_record(BlockTrace& block) {
   constexpr std::size_t kFastBytes = 3 + 10 + 4 + 10 + 10 + 10;
   if (m_size - m_pos < kFastBytes) return false;
   const std::uint8_t* p = m_data + m_pos;

@@ -320,7 +320,7 @@ struct BlockTrace {
     records.push_back(r);
     strided_of_last(n, first, stride, layout);
   }
-  void strided_of_last(std::size_t n, std::uint64_t first, std::uint64_t stride,
+  [[gnu::always_inline]] void strided_of_last(std::size_t n, std::uint64_t first, std::uint64_t stride,
                        std::uint8_t layout = kLayoutUnknown) {
     if (!compact_strided || n < 2) {
       fill_strided(lanes_of_last(n, layout), first, stride);
