@@ -47,13 +47,12 @@ class LoadRuns {
     return is_load(r) && (m_count == m_pcs.size() ||
                           std::find(m_pcs.begin(), m_pcs.begin() + m_count, r.pc) != m_pcs.begin() + m_count);
   }
-  // Notes `r` as issued; returns whether it consumed the run's loads.
-  bool record(const WarpRecord& r, SimCounters& c) {
+  // Notes `r` as issued, `consumed`: consumes(r) (asked when `r` was next, nothing having changed the run since).
+  void record(const WarpRecord& r, bool consumed, SimCounters& c) {
     const bool memory =
         r.space == AddressSpace::global || r.space == AddressSpace::local || r.space == AddressSpace::texture;
-    const bool consumed = consumes(r);
     if (consumed) m_count = 0;
-    if (!is_load(r)) return consumed;
+    if (!is_load(r)) return;
     if (m_count == 0) {
       m_memory = memory;
       ++(memory ? c.load_waits : c.shared_waits);
@@ -63,7 +62,6 @@ class LoadRuns {
       ++c.load_waits;
     }
     m_pcs[m_count++] = r.pc;
-    return consumed;
   }
 
  private:
@@ -213,7 +211,8 @@ class alignas(128) WarpScheduler {
       const BlockTrace& block = *w.trace;  // the block's, or a part of the warp's records (next_part())
       const WarpRecord& r = block.records[w.next++];
       const IssueCost cost = issue(block, r, m_now, slot, m_base[p] + m_slot_thread[slot]);
-      if (w.runs.record(r, counters)) w.pending = 0;
+      if (w.consumes) w.pending = 0;
+      w.runs.record(r, w.consumes, counters);
       if (LoadRuns::is_load(r)) w.pending = std::max(w.pending, m_now + cost.latency);
       const std::uint64_t issued_at = m_now;
       m_now += std::max<std::uint32_t>(cost.pipe_cycles, 1);
@@ -279,6 +278,7 @@ class alignas(128) WarpScheduler {
     std::size_t next = 0, end = 0;
     std::uint64_t pending = 0;  // cycle the loads of the current run are all back
     bool at_barrier = false;
+    bool consumes = false;  // whether records[next] consumes the run's loads (earliest() asked)
     LoadRuns runs;
   };
   struct Place {
@@ -364,10 +364,13 @@ class alignas(128) WarpScheduler {
     if (next == ~std::uint64_t{0}) throw std::logic_error("WarpScheduler: warps left but none can ever issue");
     return next;
   }
-  static std::uint64_t earliest(const Warp& w, const BlockTrace& b, std::uint64_t after) {  // when `w` may issue next
+  // When `w` may issue its next record; notes whether that record consumes the run's loads (nothing changes the run
+  // before it issues).
+  static std::uint64_t earliest(Warp& w, const BlockTrace& b, std::uint64_t after) {
     const WarpRecord& r = b.records[w.next];
     std::uint64_t at = after + r.work;
-    if (w.runs.consumes(r)) at = std::max(at, w.pending);
+    w.consumes = w.runs.consumes(r);
+    if (w.consumes) at = std::max(at, w.pending);
     return at;
   }
   // The warp that issues now, ~0 if none can: each sub-partition offers its oldest ready warp, and they take the
