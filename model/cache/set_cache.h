@@ -62,6 +62,12 @@ class SetCache {
     return insert(line, set_of(line), property, out);
   }
   std::uint32_t insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out);
+  // insert() in two steps, for a caller that reads what it needs of the line leaving itself (no Evicted written and
+  // read back): the way a line of `set` entering with `property` takes (the lowest key: see insert()), and the line
+  // put there, the one that held it gone.
+  [[nodiscard]] std::uint32_t victim(std::uint32_t set, L2Property property) const;
+  void fill(std::uint32_t slot, std::uint64_t line, std::uint32_t set, L2Property property);
+  [[nodiscard]] bool holds_line(std::uint32_t slot) const { return tag(slot) != kNoLine; }
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
     return static_cast<std::uint32_t>(place_in_sets(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
   }
@@ -249,34 +255,41 @@ class SetCache {
   std::uint32_t m_clock;
 };
 
-// Here rather than in set_cache.cpp so that the L2 slice's per-request calls inline it (cachegrind, the benchmark
-// traces: 1-2% of the host instructions).
-inline std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out) {
-  out = {};
+inline std::uint32_t SetCache::victim(std::uint32_t set, L2Property property) const {
   const std::uint32_t base = set * m_g.ways;
-  m_touched[set >> 6U] |= std::uint64_t{1} << (set & 63U);
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   // The victim is the way of the lowest key (the first of them on ties). A persisting line whose set-aside is full
   // replaces the oldest persisting line instead: flipping the top bit ranks persisting lines below all others (a
   // full set-aside holds at least one).
   const std::uint32_t flip = persist && m_persist[set] >= m_persisting_ways ? kPersistBit : 0U;
+  if (m_g.ways == kWideWays) return base + lowest_key<kWideWays>(m_blocks[set].keys.data(), flip, kWideWays);
   std::uint32_t slot = base;
-  if (m_g.ways == kWideWays) {
-    slot += lowest_key<kWideWays>(m_blocks[set].keys.data(), flip, kWideWays);
-  } else {
-    for (std::uint32_t w = base; w < base + m_g.ways; ++w)  // the first way of the lowest key
-      if ((key(w) ^ flip) < (key(slot) ^ flip)) slot = w;
-  }
-  if (tag(slot) != kNoLine) {
-    const State& old = state(slot);
-    out = {tag(slot), old.dirty, true, old.partial, old.batched != 0};
-    if (persisting(slot)) --m_persist[set];
-  }
+  for (std::uint32_t w = base; w < base + m_g.ways; ++w)  // the first way of the lowest key
+    if ((key(w) ^ flip) < (key(slot) ^ flip)) slot = w;
+  return slot;
+}
+
+inline void SetCache::fill(std::uint32_t slot, std::uint64_t line, std::uint32_t set, L2Property property) {
+  m_touched[set >> 6U] |= std::uint64_t{1} << (set & 63U);
+  if (persisting(slot)) --m_persist[set];  // a free way's key is not
+  const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
   tag(slot) = line;
   state(slot) = {};  // words(slot) mean nothing while no sector is partly written
   if (persist) ++m_persist[set];
   // Streaming lines enter as the least recently used, so they go first.
   key(slot) = property == L2Property::streaming ? kOldKey : (persist ? kPersistBit : 0U) | next_stamp();
+}
+
+// Here rather than in set_cache.cpp so that the L2 slice's per-request calls inline it (cachegrind, the benchmark
+// traces: 1-2% of the host instructions).
+inline std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2Property property, Evicted& out) {
+  const std::uint32_t slot = victim(set, property);
+  out = {};
+  if (holds_line(slot)) {
+    const State& old = state(slot);
+    out = {tag(slot), old.dirty, true, old.partial, old.batched != 0};
+  }
+  fill(slot, line, set, property);
   return slot;
 }
 

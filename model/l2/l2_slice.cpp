@@ -108,12 +108,16 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
 // Inlined into the lookups, a call a missed line (cachegrind, the benchmark gather: 1.5% of the host instructions went
 // to the call's register saves and restores).
 [[gnu::always_inline]] inline std::uint32_t L2Slice::allocate(const L2Request& r, L2Property property, SimCounters& c) {
-  SetCache::Evicted ev;
-  const std::uint32_t slot = m_cache.insert(r.line, r.set, property, ev);
-  m_partials -= static_cast<std::uint64_t>(std::popcount(ev.partial));  // written back with the rest of its dirty data
-  if (ev.valid && ev.dirty != 0)                                        // a dirty line homed here goes back to DRAM
-    dram(ev.line * m_spec.geometry.line_bytes,
-         static_cast<std::uint64_t>(std::popcount(ev.dirty)) * m_spec.geometry.sector_bytes, true, c, ev.batched);
+  const std::uint32_t slot = m_cache.victim(r.set, property);
+  if (m_cache.holds_line(slot)) {
+    const SetCache::State old = m_cache.state(slot);
+    m_partials -= static_cast<std::uint64_t>(std::popcount(old.partial));  // written back with its other dirty data
+    if (old.dirty != 0)  // a dirty line homed here goes back to DRAM
+      dram(m_cache.line(slot) * m_spec.geometry.line_bytes,
+           static_cast<std::uint64_t>(std::popcount(old.dirty)) * m_spec.geometry.sector_bytes, true, c,
+           old.batched != 0);
+  }
+  m_cache.fill(slot, r.line, r.set, property);
   return slot;
 }
 
