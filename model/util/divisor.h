@@ -16,6 +16,11 @@ class Divisor {
     // floor(n x floor((2^64 - 1) / d) / 2^64) <= n / d, and falls short by less than 2 (by at most 1 below 2^63).
     auto q = static_cast<std::uint64_t>((static_cast<u128>(n) * m_reciprocal) >> 64U);
     std::uint64_t r = n - q * m_d;
+    // The one step every numerator below 2^63 may need (every line number is), without a branch (the host cannot
+    // predict it: a stream's lines need it now and then), then any other.
+    const bool short_by_one = r >= m_d;
+    q += short_by_one ? 1 : 0;
+    r -= short_by_one ? m_d : 0;
     while (r >= m_d) {
       ++q;
       r -= m_d;
