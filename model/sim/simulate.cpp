@@ -440,7 +440,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
       } else {
         l1.emplace(spec.l1, l1_plru);
       }
-      sms[s].emplace(spec, policy, lists, static_cast<int>(s), std::move(*l1));
+      sms[s].emplace(spec, policy, lists, static_cast<int>(s), *l1);
     });
 
     const std::size_t wave_blocks = spec.paired_blocks;
@@ -676,8 +676,7 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
     }
     for (std::size_t s = 0; s < sms.size(); ++s) {
       total += sms[s]->counters;
-      l1s[s].emplace(sms[s]->release_l1());  // emptied when the next launch takes it
-      sms[s].reset();                        // before this launch's policy, which it refers to
+      sms[s].reset();  // before this launch's policy, which it refers to
     }
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     for (L2Slice& s : machine.slices) s.take_channel_bytes(ks.dram_channel_read_bytes, ks.dram_channel_write_bytes);

@@ -37,11 +37,11 @@ constexpr std::uint64_t kLocalOffsetLimit = std::uint64_t{1} << 32U;
 
 }  // namespace
 
-SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1)
+SmFront::SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache& l1)
     : m_lists(lists),
       m_spec(spec),
       m_policy(policy),
-      m_l1(std::move(l1)),
+      m_l1(l1),
       m_constant(spec.constant_sets, spec.constant_ways),
       m_sm(sm),
       m_l2_sets(spec.l2_sets),

@@ -50,11 +50,10 @@ struct SmFrontSpec {
 // threads the SM phase took about 1.5 times as long: bench/results/compare-gpu-machine-2026-11-26-session40).
 class alignas(128) SmFront {
  public:
-  // Requests go to `lists` (begin_round() before each round's). `l1`: an empty cache of the
-  // spec's L1 geometry (a previous launch's, reset: building one costs its capacity).
-  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache l1);
-  // The L1, for the next launch to reuse (the SmFront is done with it).
-  SectoredCache release_l1() { return std::move(m_l1); }
+  // Requests go to `lists` (begin_round() before each round's). `l1`: an empty cache of the spec's L1 geometry, which
+  // the caller keeps from launch to launch (building one costs its capacity; moving it in and out of each launch's
+  // SmFront cost a trace of 500 short launches 4%, its PLRU tables in place).
+  SmFront(const SmFrontSpec& spec, const PolicyMap& policy, RequestLists& lists, int sm, SectoredCache& l1);
   // `thread_base`: the thread slot of lane 0 of the record's warp, numbered over all SMs (for local addresses).
   IssueCost issue(const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint64_t thread_base);
   SimCounters counters;
@@ -134,7 +133,7 @@ class alignas(128) SmFront {
   std::uint64_t m_written_chunk = ~std::uint64_t{0};
   SmFrontSpec m_spec;
   const PolicyMap& m_policy;
-  SectoredCache m_l1;
+  SectoredCache& m_l1;
   // The constant cache as the indexed constant loads (LDC) see it: line mod sets, least recently used out (the H100
   // probe, validate/results/h100-2026-11-24c: every lookup costs 2 cycles, a request whose line is absent a replay).
   LruSets m_constant;
