@@ -230,41 +230,34 @@ void L2Slice::home_read(const L2Request& r, std::uint32_t sectors, SimCounters& 
   const std::uint32_t want = kFar ? granules(sectors) : sectors;
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (kFar) c.l2_far_sectors += n;
-  std::uint32_t slot = m_cache.find(r.line, r.set);
-  std::uint32_t before = 0;
-  std::uint64_t hits = 0;
-  if (slot != SetCache::kNone) {
-    before = m_cache.valid(slot);
-    hits = static_cast<std::uint64_t>(std::popcount(want & before));
-    if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
-    m_cache.touch(slot);
-  } else {
-    slot = allocate(r, r.property, c);
-  }
-  count_read(n, hits, c);
-  fill(r, slot, want, before, c);
+  const Found f = look_up(r, want, c);
+  count_read(n, f.hits, c);
+  fill(r, f.slot, want, f.before, c);
 }
 
 void L2Slice::home_atomic(const L2Request& r, bool far, SimCounters& c) {
   const std::uint32_t want = r.sectors;
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (far) c.l2_far_sectors += n;
-  std::uint32_t slot = m_cache.find(r.line, r.set);
-  std::uint32_t before = 0;
-  std::uint64_t hits = 0;
-  if (slot != SetCache::kNone) {
-    before = m_cache.valid(slot);
-    hits = static_cast<std::uint64_t>(std::popcount(want & before));
-    if (hits != 0 && m_cache.persisting(slot)) c.l2_persisting_hits += hits;
-    m_cache.touch(slot);
+  const Found f = look_up(r, want, c);
+  count_atomic(r.op, n, f.hits, c);
+  const bool was_clean = m_cache.dirty(f.slot) == 0;
+  fill(r, f.slot, want, f.before, c);
+  m_cache.dirty(f.slot) |= static_cast<std::uint8_t>(want);
+  if (was_clean) limit_dirty(r.set, f.slot, c);
+}
+
+[[gnu::always_inline]] inline L2Slice::Found L2Slice::look_up(const L2Request& r, std::uint32_t want, SimCounters& c) {
+  Found f{m_cache.find(r.line, r.set), 0, 0};
+  if (f.slot != SetCache::kNone) {
+    f.before = m_cache.valid(f.slot);
+    f.hits = static_cast<std::uint64_t>(std::popcount(want & f.before));
+    if (f.hits != 0 && m_cache.persisting(f.slot)) c.l2_persisting_hits += f.hits;
+    m_cache.touch(f.slot);
   } else {
-    slot = allocate(r, r.property, c);
+    f.slot = allocate(r, r.property, c);
   }
-  count_atomic(r.op, n, hits, c);
-  const bool was_clean = m_cache.dirty(slot) == 0;
-  fill(r, slot, want, before, c);
-  m_cache.dirty(slot) |= static_cast<std::uint8_t>(want);
-  if (was_clean) limit_dirty(r.set, slot, c);
+  return f;
 }
 
 // Each aligned group of sectors (the DRAM granularity) that holds a missing wanted sector is fetched; the written

@@ -109,6 +109,13 @@ class alignas(128) L2Slice {
   void home_read(const L2Request& r, std::uint32_t sectors, SimCounters& c);
   void home_write(const L2Request& r, bool far, SimCounters& c);
   void home_atomic(const L2Request& r, bool far, SimCounters& c);
+  // A read's or atomic's line at home, for the sectors `want`: found (its valid sectors `before`, `hits` of them
+  // wanted, counted as persisting hits where the line persists; made most recent), or allocated (`before` none).
+  struct Found {
+    std::uint32_t slot, before;
+    std::uint64_t hits;
+  };
+  Found look_up(const L2Request& r, std::uint32_t want, SimCounters& c);
   // The line a read or atomic found at home as `slot` (or allocated), holding `before` of the sectors `want`: the
   // sectors missing are fetched granule by granule and everything wanted becomes valid.
   void fill(const L2Request& r, std::uint32_t slot, std::uint32_t want, std::uint32_t before, SimCounters& c);
