@@ -1039,6 +1039,30 @@ TEST_CASE("warp issue: oldest first, loads' latency, pipeline occupancy, barrier
   CHECK(issue_order({"SW"}, 10) == O{{0, 0}, {0, 5}});
 }
 
+TEST_CASE("warp issue: waits past the timing wheel's 1024 cycles, across its wrap, and both kinds at once") {
+  using O = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
+  // Each load needs the one before (the same pc): 1000 cycles apart, the wheel's buckets wrap past cycle 1024 twice.
+  CHECK(issue_order({"LLLL"}, 1000) == O{{0, 0}, {0, 1000}, {0, 2000}, {0, 3000}});
+  // 1023 cycles ahead of the first cycle not yet woken is the wheel's last bucket, 1024 the heap's first.
+  CHECK(issue_order({"LL", "LL"}, 1023) == O{{0, 0}, {1, 1}, {0, 1023}, {1, 1024}});
+  CHECK(issue_order({"LL", "LL"}, 1025) == O{{0, 0}, {1, 1}, {0, 1025}, {1, 1026}});
+  CHECK(issue_order({"LL"}, 100000) == O{{0, 0}, {0, 100000}});
+  // Warp 0's loads take 2000 cycles (in the heap), warp 1's 100 (in the wheel), waiting at the same time.
+  BlockTrace b = scheduler_block({"LL", "LLL"});
+  O order;
+  SimCounters c;
+  WarpScheduler s({0}, 2, 5);
+  s.push(&b);
+  s.run(
+      c,
+      [&](const BlockTrace&, const WarpRecord&, std::uint64_t cycle, std::uint32_t slot, std::uint64_t) {
+        order.emplace_back(slot, cycle);
+        return IssueCost{1, slot == 0 ? 2000U : 100U};
+      },
+      true);
+  CHECK(order == O{{0, 0}, {1, 1}, {1, 101}, {1, 201}, {0, 2000}});
+}
+
 namespace {
 
 // (warp slot, cycle, thread slot of lane 0) of each issue of a WarpScheduler run over the blocks `batch`, pushed

@@ -82,7 +82,8 @@ L2Slice::L2Slice(const L2SliceSpec& spec)
       m_row(std::uint64_t{spec.slices} * std::max<std::uint64_t>(spec.dram_row_bytes / spec.geometry.line_bytes, 1)) {
   for (std::uint32_t s = 0; s < m_granules.size(); ++s) {
     m_granules[s] = static_cast<std::uint8_t>(compute_granules(s));
-    m_granule_count[s] = static_cast<std::uint8_t>(static_cast<unsigned>(std::popcount(m_granules[s])) / m_fetch_sectors);
+    m_granule_count[s] =
+        static_cast<std::uint8_t>(static_cast<unsigned>(std::popcount(m_granules[s])) / m_fetch_sectors);
   }
   // Bank b of slice i is bank i x banks + b of the device, whose channel is its share of all banks times the channels.
   const std::uint64_t banks = m_open_rows.size(), all = banks * std::max<std::uint32_t>(spec.slices, 1);
@@ -111,8 +112,9 @@ std::uint32_t L2Slice::compute_granules(std::uint32_t sectors) const {
   const std::uint32_t slot = m_cache.victim(r.set, property);
   if (m_cache.holds_line(slot)) {
     const SetCache::State old = m_cache.state(slot);
-    m_partials -= static_cast<std::uint64_t>(std::popcount(old.partial));  // written back with its other dirty data
-    if (old.dirty != 0)  // a dirty line homed here goes back to DRAM
+    // Its partly written sectors are written back with its other dirty data; a dirty line homed here goes to DRAM.
+    m_partials -= static_cast<std::uint64_t>(std::popcount(old.partial));
+    if (old.dirty != 0)
       dram(m_cache.line(slot) * m_spec.geometry.line_bytes,
            static_cast<std::uint64_t>(std::popcount(old.dirty)) * m_spec.geometry.sector_bytes, true, c,
            old.batched != 0);

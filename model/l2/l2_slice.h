@@ -173,10 +173,10 @@ class alignas(128) L2Slice {
 
   L2SliceSpec m_spec;
   SetCache m_cache;
-  std::array<std::uint8_t, 16> m_granules{};        // granules() of each mask of a line's 4 sectors
+  std::array<std::uint8_t, 16> m_granules{};       // granules() of each mask of a line's 4 sectors
   std::array<std::uint8_t, 16> m_granule_count{};  // and how many granules that is
-  std::array<std::uint64_t, 5> m_beats{};     // data-path beats of a lookup of 0 to 4 sectors
-  LineVector<std::uint64_t> m_open_rows;      // per bank: the row open (~0: none)
+  std::array<std::uint64_t, 5> m_beats{};          // data-path beats of a lookup of 0 to 4 sectors
+  LineVector<std::uint64_t> m_open_rows;           // per bank: the row open (~0: none)
   // Per bank: its channel, and the bytes read and written there since take_channel_bytes().
   LineVector<std::uint32_t> m_bank_channel;
   LineVector<std::array<std::uint64_t, 2>> m_bank_bytes;

@@ -70,8 +70,7 @@ bool run_sm(SmFront& sm, WarpScheduler& scheduler, bool last, std::uint64_t held
       sm.counters,
       [&](const BlockTrace& b, const WarpRecord& r, std::uint64_t cycle, std::uint32_t /*slot*/,
           std::uint64_t thread_base) { return sm.issue(b, r, cycle, thread_base); },
-      last,
-      [&] { return sm.requests() >= room; });
+      last, [&] { return sm.requests() >= room; });
 }
 
 // A value alone in its cache lines (two: Intel's adjacent-line prefetcher fetches pairs), for one written by one thread

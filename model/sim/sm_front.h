@@ -140,7 +140,7 @@ class alignas(128) SmFront {
   int m_sm;
   Divisor m_l2_sets, m_slices;  // place_in_sets()'s divisions of every request
   std::uint8_t m_partition;     // the L2 partition this SM belongs to
-  bool m_paired = false;        // whether the block being issued merges its reads with the sibling's (L2Request::paired)
+  bool m_paired = false;  // whether the block being issued merges its reads with the sibling's (L2Request::paired)
   std::uint64_t m_cycle = 0;
   SectorSet m_sectors;
   std::array<std::uint32_t, std::tuple_size_v<decltype(SectorSet::lines)>> m_words{};  // written_words()'s

@@ -85,10 +85,10 @@ class LoadRuns {
 // from 7.0% to 2.9% (validate/results/h100-2026-11-24d). A warp can issue a cycle after its previous instruction, after
 // its non-memory work (a cycle an instruction) and, if the instruction consumes pending loads, once their data are
 // back; a warp at a barrier waits for every running warp of its block, then the barrier's latency. Stores never wait.
-// Async copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next barrier
-// (cp.async.wait_group or an mbarrier wait, then __syncthreads), so every warp released from a barrier the block
-// reached with copies in flight counts an async wait (a double-buffered tile loop: one a tile, for every warp, though
-// only one thread issued the bulk copy).
+// Async copies (cp.async, bulk copies) do not stall the warp that issues them; the block waits for them at its next
+// barrier (cp.async.wait_group or an mbarrier wait, then __syncthreads), so every warp released from a barrier the
+// block reached with copies in flight counts an async wait (a double-buffered tile loop: one a tile, for every warp,
+// though only one thread issued the bulk copy).
 //
 // A launch's blocks come in batches (simulate() reads a trace a few waves at a time): run() issues until a place
 // frees up with no block left to take it, and the next run() goes on from there with the next batch's blocks, the
@@ -354,7 +354,7 @@ class alignas(128) WarpScheduler {
     for (std::size_t i = 0; i <= m_wheel_used.size(); ++i) {
       const std::size_t w = (from / 64 + i) % m_wheel_used.size();
       std::uint64_t bits = m_wheel_used[w];
-      if (i == 0) bits &= ~std::uint64_t{0} << (from % 64);  // the first word from `from` on
+      if (i == 0) bits &= ~std::uint64_t{0} << (from % 64);                         // the first word from `from` on
       if (i == m_wheel_used.size()) bits &= (std::uint64_t{1} << (from % 64)) - 1;  // the same word, below it
       if (bits == 0) continue;
       const std::size_t b = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));

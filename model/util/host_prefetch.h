@@ -1,9 +1,10 @@
 #pragma once
 // A host-cache prefetch the optimizer keeps. GCC counts __builtin_prefetch as no side effect, so a function that only
 // computes an address and prefetches it is found "pure", and a call whose result goes unused is deleted: a hint the SM
-// front once gave for the next record's L1 lines (stops 46 to 59) compiled to a bare return from 1e6f0d0 on (GCC 12 -O3; -fdump-tree-all shows its local-pure-const pass finding it pure). An asm
-// statement marked volatile is a side effect the compiler may not drop. (A __builtin_prefetch inside a loop that
-// does other work, as in replay_order.h, stays.)
+// front once gave for the next record's L1 lines (stops 46 to 59) compiled to a bare return from 1e6f0d0 on (GCC 12
+// -O3; -fdump-tree-all shows its local-pure-const pass finding it pure). An asm statement marked volatile is a side
+// effect the compiler may not drop. (A __builtin_prefetch inside a loop that does other work, as in replay_order.h,
+// stays.)
 #include <cstddef>
 
 namespace memhier {

@@ -321,7 +321,7 @@ struct BlockTrace {
     strided_of_last(n, first, stride, layout);
   }
   [[gnu::always_inline]] void strided_of_last(std::size_t n, std::uint64_t first, std::uint64_t stride,
-                       std::uint8_t layout = kLayoutUnknown) {
+                                              std::uint8_t layout = kLayoutUnknown) {
     if (!compact_strided || n < 2) {
       fill_strided(lanes_of_last(n, layout), first, stride);
       return;
