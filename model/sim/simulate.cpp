@@ -673,9 +673,9 @@ std::vector<KernelSim> simulate(const Arch& arch, TraceSource& trace, const SimO
         options.progress({out.size(), launch.name, total.blocks, launch.grid.count(),
                           earlier_instructions + launch_instructions, false});
     }
-    for (std::size_t s = 0; s < sms.size(); ++s) {
-      total += sms[s]->counters;
-      sms[s].reset();  // before this launch's policy, which it refers to
+    for (std::optional<SmFront>& sm : sms) {
+      total += sm->counters;
+      sm.reset();  // before this launch's policy, which it refers to
     }
     ks.achieved_warps_per_sm = instr_weight > 0 ? warp_weight / instr_weight : 0;
     for (L2Slice& s : machine.slices) s.take_channel_bytes(ks.dram_channel_read_bytes, ks.dram_channel_write_bytes);
