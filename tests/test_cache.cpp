@@ -209,8 +209,8 @@ TEST_CASE("LRU sets hit and miss as the set cache does for normal lines, and lea
   // Against SetCache (the H100's constant cache shape and others: line mod sets), on lines drawn from a few more
   // than the cache holds.
   std::mt19937_64 rng(23);
-  for (const auto& [sets, ways] :
-       std::vector<std::pair<std::uint32_t, std::uint32_t>>{{8, 4}, {1, 1}, {4, 2}, {2, 16}, {16, 3}}) {
+  for (const auto& [sets, ways] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {8, 4}, {1, 1}, {4, 2}, {2, 16}, {16, 3}, {2, 17}, {1, 40}}) {
     CAPTURE(sets);
     CAPTURE(ways);
     LruSets lru(sets, ways);
