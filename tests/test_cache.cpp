@@ -7,6 +7,10 @@
 #include <random>
 #include <set>
 #include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "../model/cache/lru_sets.h"
 #include "../model/cache/sectored_cache.h"
@@ -16,6 +20,7 @@
 #include "../model/sim/replay_order.h"
 #include "../model/sim/tpc_merge.h"
 #include "../model/util/sort_unique.h"
+#include "../model/util/zeroed_array.h"
 
 using namespace memhier;
 
@@ -333,6 +338,95 @@ TEST_CASE("set cache: a flush writes back the dirty lines in slot order, only th
     CHECK_FALSE(ev.valid);
   }
 }
+
+TEST_CASE("set cache: a new cache's ways are free, line 0 and the largest line number included, 16 ways or fewer") {
+  // Ways hold line numbers complemented (a free way is zero bytes): line 0's code is all ones, and the largest line
+  // number's is 1; neither may read as free, nor a free way as either.
+  constexpr std::uint64_t kLast = (std::uint64_t{1} << 57U) - 1;  // the top of a 64-bit space's 128-byte lines
+  for (const std::uint32_t ways : {16U, 4U}) {
+    CAPTURE(ways);
+    SetCache c({128, 32, 4, ways});
+    for (const std::uint64_t line : {std::uint64_t{0}, kLast, std::uint64_t{1}}) CHECK(c.find(line) == SetCache::kNone);
+    SetCache::Evicted ev;
+    const std::uint32_t zero = c.insert(0, L2Property::normal, ev);
+    CHECK_FALSE(ev.valid);
+    const std::uint32_t last = c.insert(kLast, L2Property::normal, ev);
+    CHECK_FALSE(ev.valid);
+    CHECK(c.find(0) == zero);
+    CHECK(c.find(kLast) == last);
+    CHECK(c.holds_line(zero));
+    CHECK(c.line(zero) == 0);
+    CHECK(c.line(last) == kLast);
+    c.dirty(zero) = 0b0101;
+    c.dirty(last) = 0b1000;
+    std::set<std::pair<std::uint64_t, std::uint8_t>> written;
+    c.flush([&](std::uint64_t line, std::uint8_t dirty, bool) { written.emplace(line, dirty); });
+    CHECK(written == std::set<std::pair<std::uint64_t, std::uint8_t>>{{0, 0b0101}, {kLast, 0b1000}});
+    CHECK(c.find(0) == SetCache::kNone);
+    CHECK(c.find(kLast) == SetCache::kNone);
+    CHECK_FALSE(c.holds_line(zero));
+  }
+}
+
+TEST_CASE("zeroed array: starts zero on the heap and on fresh pages; copies are deep; a move leaves none behind") {
+  struct Entry {
+    std::uint64_t a;
+    std::uint32_t b;
+  };
+  // 100 entries (1.6 KB: the heap, cleared) and 1 << 16 (1 MiB: fresh pages of the OS).
+  for (const std::size_t n : {std::size_t{100}, std::size_t{1} << 16U}) {
+    CAPTURE(n);
+    ZeroedArray<Entry> z(n);
+    REQUIRE(z.size() == n);
+    CHECK(std::all_of(z.begin(), z.end(), [](const Entry& e) { return e.a == 0 && e.b == 0; }));
+    z[n - 1] = {7, 9};
+    z[0].a = 3;
+    ZeroedArray<Entry> copy = z;
+    CHECK(copy.data() != z.data());
+    copy[0].a = 4;
+    CHECK(z[0].a == 3);
+    CHECK(copy[n - 1].a == 7);
+    CHECK(copy[n - 1].b == 9);
+    ZeroedArray<Entry> moved = std::move(copy);
+    CHECK(copy.empty());  // NOLINT(bugprone-use-after-move): what a move leaves is the point
+    CHECK(copy.data() == nullptr);
+    CHECK(moved[0].a == 4);
+    moved = z;
+    CHECK(moved[0].a == 3);
+    moved.clear_all();
+    CHECK(std::all_of(moved.begin(), moved.end(), [](const Entry& e) { return e.a == 0 && e.b == 0; }));
+  }
+  ZeroedArray<std::uint32_t> none;
+  CHECK(none.empty());
+  CHECK(none.begin() == none.end());
+}
+
+#if defined(__linux__)
+TEST_CASE("zeroed array: a large one takes no memory until written, then a page where written") {
+  const long page = sysconf(_SC_PAGESIZE);
+  REQUIRE(page > 0);
+  const auto page_bytes = static_cast<std::size_t>(page);
+  constexpr std::size_t kBytes = std::size_t{64} << 20U;  // 64 MiB: a large L2's tables
+  ZeroedArray<std::uint64_t> z(kBytes / sizeof(std::uint64_t));
+  REQUIRE(reinterpret_cast<std::uintptr_t>(z.data()) % page_bytes == 0);
+  auto resident = [&] {  // pages of z in memory (mincore: bit 0 of each page's byte)
+    std::vector<unsigned char> in((kBytes + page_bytes - 1) / page_bytes);
+    REQUIRE(mincore(static_cast<void*>(z.data()), kBytes, in.data()) == 0);
+    return std::count_if(in.begin(), in.end(), [](unsigned char v) { return (v & 1U) != 0; });
+  };
+  // A write brings in its page, or its 2 MiB huge page where the kernel gives anonymous memory those (transparent
+  // huge pages "always"); a table cleared when made would be all 16,384 pages.
+  const auto huge = static_cast<std::ptrdiff_t>((std::size_t{2} << 20U) / page_bytes);
+  CHECK(resident() == 0);
+  z[z.size() / 2] = 1;
+  z[z.size() / 2 + 1] = 2;  // the same page
+  const std::ptrdiff_t one = resident();
+  CHECK((one == 1 || one == huge));
+  z[0] = 3;
+  CHECK(resident() == 2 * one);
+  CHECK(z[z.size() / 2] + z[z.size() / 2 + 1] + z[0] == 6);
+}
+#endif
 
 namespace {
 

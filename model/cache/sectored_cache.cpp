@@ -20,9 +20,9 @@ SectoredCache::SectoredCache(const CacheGeometry& g, bool plru)
   if (plru) {
     m_tree = PlruTree(g.ways);  // throws for a shape it cannot model
     m_way_bits = static_cast<unsigned>(std::countr_zero(g.ways));
-    m_tags.resize(lines);
-    m_lines.resize(lines);
-    m_plru_sets.resize(g.sets);
+    m_tags = ZeroedArray<std::uint32_t>(lines);
+    m_lines = ZeroedArray<PlruLine>(lines);
+    m_plru_sets = ZeroedArray<PlruSet>(g.sets);
     m_recent.resize(std::size_t{1} << kRecentBits);
     return;
   }

@@ -23,6 +23,7 @@
 #endif
 
 #include "../util/host_prefetch.h"
+#include "../util/zeroed_array.h"
 #include "memhier/trace.h"
 #include "placement.h"
 #include "plru_tree.h"
@@ -212,11 +213,13 @@ class SectoredCache {
 
   CacheGeometry m_g;
   bool m_plru = false;
-  PlruTree m_tree;                    // PLRU: the tables of the sets' trees
-  unsigned m_way_bits = 0;            // PLRU: log2(ways)
-  std::vector<std::uint32_t> m_tags;  // PLRU, per slot: the line's low 32 bits (a lookup then checks m_lines)
-  std::vector<PlruLine> m_lines;
-  std::vector<PlruSet> m_plru_sets;
+  PlruTree m_tree;          // PLRU: the tables of the sets' trees
+  unsigned m_way_bits = 0;  // PLRU: log2(ways)
+  // PLRU, per slot: the line's low 32 bits (a lookup then checks m_lines); a set's ways past `filled` are free, so
+  // new tables are all zero bytes (ZeroedArray: a short kernel touches the sets it uses).
+  ZeroedArray<std::uint32_t> m_tags;
+  ZeroedArray<PlruLine> m_lines;
+  ZeroedArray<PlruSet> m_plru_sets;
   bool m_pow2_sets = false;
   unsigned m_set_bits = 0;  // log2(sets) when a power of two
   Divisor m_set_count;      // place_in_sets() otherwise

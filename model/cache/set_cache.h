@@ -15,6 +15,7 @@
 #endif
 
 #include "../util/host_prefetch.h"
+#include "../util/zeroed_array.h"
 #include "memhier/trace.h"
 #include "placement.h"
 #include "sectored_cache.h"
@@ -35,7 +36,7 @@ class SetCache {
       : m_g(g),
         m_slices(slices),
         m_blocks((std::size_t{g.sets} * g.ways + kBlockWays - 1) / kBlockWays),
-        m_words(std::size_t{g.sets} * g.ways, 0),
+        m_words(std::size_t{g.sets} * g.ways),
         m_persist(g.sets, 0),
         m_touched((g.sets + 63) / 64, 0),
         m_clock(std::max<std::uint32_t>(first_stamp, kOldKey)) {}
@@ -45,11 +46,11 @@ class SetCache {
   [[nodiscard]] std::uint32_t find(std::uint64_t line, std::uint32_t set) const {
     const std::uint32_t base = set * m_g.ways;
     if (m_g.ways == kWideWays) {
-      const std::uint32_t way = first_tag<kWideWays>(m_blocks[set].tags.data(), line, kWideWays);
+      const std::uint32_t way = first_tag<kWideWays>(m_blocks[set].codes.data(), code_of(line), kWideWays);
       return way == kNone ? kNone : base + way;
     }
     for (std::uint32_t w = base; w < base + m_g.ways; ++w)
-      if (tag(w) == line) return w;
+      if (code(w) == code_of(line)) return w;
     return kNone;
   }
   // Brings a set's block into the host's caches ahead of its lookup (16-way sets only).
@@ -67,7 +68,7 @@ class SetCache {
   // put there, the one that held it gone.
   [[nodiscard]] std::uint32_t victim(std::uint32_t set, L2Property property) const;
   void fill(std::uint32_t slot, std::uint64_t line, std::uint32_t set, L2Property property);
-  [[nodiscard]] bool holds_line(std::uint32_t slot) const { return tag(slot) != kNoLine; }
+  [[nodiscard]] bool holds_line(std::uint32_t slot) const { return code(slot) != kFreeCode; }
   [[nodiscard]] std::uint32_t set_of(std::uint64_t line) const {
     return static_cast<std::uint32_t>(place_in_sets(line, std::uint64_t{m_slices} * m_g.sets)) / m_slices;  // < 2^32
   }
@@ -91,7 +92,7 @@ class SetCache {
   [[nodiscard]] std::uint8_t& batched(std::uint32_t slot) { return state(slot).batched; }
   [[nodiscard]] std::uint32_t& words(std::uint32_t slot) { return m_words[slot]; }
   [[nodiscard]] bool persisting(std::uint32_t slot) const { return (key(slot) & kPersistBit) != 0; }
-  [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return tag(slot); }
+  [[nodiscard]] std::uint64_t line(std::uint32_t slot) const { return code_of(code(slot)); }
   // When `set` holds more than `limit` dirty lines: the least recently used of them other than `except` (the first on
   // a tie); else kNone. It runs whenever a clean line turns dirty: where the set is kWideWays wide, one vector compare
   // finds the dirty ways and only their keys are read; elsewhere one pass over the ways.
@@ -142,7 +143,7 @@ class SetCache {
         const auto set = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
         for (std::uint32_t w = set * m_g.ways; w < (set + 1) * m_g.ways; ++w) {
           const State& st = state(w);
-          if (tag(w) != kNoLine && st.dirty != 0) on_dirty(tag(w), st.dirty, st.batched != 0);
+          if (code(w) != kFreeCode && st.dirty != 0) on_dirty(line(w), st.dirty, st.batched != 0);
           clear(w);
         }
         m_persist[set] = 0;
@@ -208,19 +209,22 @@ class SetCache {
   // LRU clock's value at the last use (2 and up); persisting lines carry the top bit above it. Ways are stored
   // field by field within a block of 16 (the tags together, the keys together), so the scans of a 16-way set are
   // vector compares.
-  static constexpr std::uint64_t kNoLine = ~std::uint64_t{0};  // a free way's tag (no line number reaches it)
+  // A way holds its line's number complemented, so that a free way's code is 0 (no line number is ~0) and a new
+  // cache's zero pages are all free ways (ZeroedArray).
+  static constexpr std::uint64_t kFreeCode = 0;
+  [[nodiscard]] static std::uint64_t code_of(std::uint64_t line) { return ~line; }  // and back
   static constexpr std::uint32_t kFreeKey = 0;
   static constexpr std::uint32_t kOldKey = 1;
   static constexpr std::uint32_t kPersistBit = 0x80000000U;
 
   void clear(std::uint32_t slot) {
-    tag(slot) = kNoLine;
+    code(slot) = kFreeCode;
     key(slot) = kFreeKey;
     state(slot) = {};
   }
-  [[nodiscard]] std::uint64_t& tag(std::uint32_t slot) { return m_blocks[slot / kBlockWays].tags[slot % kBlockWays]; }
-  [[nodiscard]] std::uint64_t tag(std::uint32_t slot) const {
-    return m_blocks[slot / kBlockWays].tags[slot % kBlockWays];
+  [[nodiscard]] std::uint64_t& code(std::uint32_t slot) { return m_blocks[slot / kBlockWays].codes[slot % kBlockWays]; }
+  [[nodiscard]] std::uint64_t code(std::uint32_t slot) const {
+    return m_blocks[slot / kBlockWays].codes[slot % kBlockWays];
   }
   [[nodiscard]] std::uint32_t& key(std::uint32_t slot) { return m_blocks[slot / kBlockWays].keys[slot % kBlockWays]; }
   [[nodiscard]] std::uint32_t key(std::uint32_t slot) const {
@@ -238,17 +242,16 @@ class SetCache {
 
   CacheGeometry m_g;
   std::uint32_t m_slices;
-  // The ways' tags, keys and states, 16 slots a block (a 16-way set: one block, 256 bytes in four neighbouring host
-  // cache lines).
+  // The ways' tags (codes), keys and states, 16 slots a block (a 16-way set: one block, 256 bytes in four neighbouring
+  // host cache lines); all zero bytes is a free way (kFreeCode, kFreeKey, no sectors).
   static constexpr std::uint32_t kBlockWays = 16;
   struct alignas(64) Block {
-    Block() { tags.fill(kNoLine); }
-    std::array<std::uint64_t, kBlockWays> tags;
-    std::array<std::uint32_t, kBlockWays> keys{};  // kFreeKey
-    std::array<State, kBlockWays> state{};
+    std::array<std::uint64_t, kBlockWays> codes;
+    std::array<std::uint32_t, kBlockWays> keys;
+    std::array<State, kBlockWays> state;
   };
-  std::vector<Block> m_blocks;
-  std::vector<std::uint32_t> m_words;
+  ZeroedArray<Block> m_blocks;
+  ZeroedArray<std::uint32_t> m_words;
   std::vector<std::uint16_t> m_persist;  // persisting lines per set
   std::vector<std::uint64_t> m_touched;  // a bit per set a line entered since the last flush
   std::uint32_t m_persisting_ways = 0;
@@ -273,7 +276,7 @@ inline void SetCache::fill(std::uint32_t slot, std::uint64_t line, std::uint32_t
   m_touched[set >> 6U] |= std::uint64_t{1} << (set & 63U);
   if (persisting(slot)) --m_persist[set];  // a free way's key is not
   const bool persist = property == L2Property::persisting && m_persisting_ways > 0;
-  tag(slot) = line;
+  code(slot) = code_of(line);
   state(slot) = {};  // words(slot) mean nothing while no sector is partly written
   if (persist) ++m_persist[set];
   // Streaming lines enter as the least recently used, so they go first.
@@ -287,7 +290,7 @@ inline std::uint32_t SetCache::insert(std::uint64_t line, std::uint32_t set, L2P
   out = {};
   if (holds_line(slot)) {
     const State& old = state(slot);
-    out = {tag(slot), old.dirty, true, old.partial, old.batched != 0};
+    out = {this->line(slot), old.dirty, true, old.partial, old.batched != 0};
   }
   fill(slot, line, set, property);
   return slot;

@@ -19,8 +19,8 @@ void L2Slice::dram(std::uint64_t address, std::uint64_t bytes, bool write, SimCo
   }
   if (write) {
     WrittenRow& e = m_written_rows[static_cast<std::size_t>((h * m_written_rows.size()) >> 32U)];
-    const bool grouped = e.row == row && m_writebacks - e.at <= kWriteWindow;
-    e = {row, m_writebacks++};
+    const bool grouped = e.code == ~row && m_writebacks - e.at <= kWriteWindow;
+    e = {~row, m_writebacks++};
     if (grouped) {
       ++c.dram_row_hits;
     } else {

@@ -46,6 +46,7 @@
 #include "../cache/set_cache.h"
 #include "../sim/sim_types.h"
 #include "../util/line_allocator.h"
+#include "../util/zeroed_array.h"
 #include "memhier/sim.h"
 
 namespace memhier {
@@ -180,14 +181,15 @@ class alignas(128) L2Slice {
   // Per bank: its channel, and the bytes read and written there since take_channel_bytes().
   LineVector<std::uint32_t> m_bank_channel;
   LineVector<std::array<std::uint64_t, 2>> m_bank_bytes;
-  // Rows written back lately, direct-mapped by a hash of the row, with the write-back count when last written.
+  // Rows written back lately, direct-mapped by a hash of the row, with the write-back count when last written. A row
+  // is kept complemented, so that a new table's zero pages mean none (~0 is no row: ZeroedArray).
   struct WrittenRow {
-    std::uint64_t row = ~std::uint64_t{0};
-    std::uint64_t at = 0;
+    std::uint64_t code;
+    std::uint64_t at;
   };
   static constexpr std::size_t kWrittenRows = 4096;
   static constexpr std::uint64_t kWriteWindow = 256;  // write-backs over which a row's are grouped
-  LineVector<WrittenRow> m_written_rows;
+  ZeroedArray<WrittenRow> m_written_rows;
   std::uint64_t m_writebacks = 0;
   // Partly written sectors: how many, and in the order they became so (entries go stale when their sector completes
   // or leaves; fill_partials() skips those).
