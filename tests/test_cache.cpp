@@ -401,30 +401,47 @@ TEST_CASE("zeroed array: starts zero on the heap and on fresh pages; copies are 
   CHECK(none.begin() == none.end());
 }
 
+TEST_CASE("zeroed array: a large one freed goes to the pool, and the next of its size is that one, cleared") {
+  constexpr std::size_t kCount = (std::size_t{256} << 10U) / sizeof(std::uint64_t) + 5;  // an odd size: no other's
+  const std::size_t before = zeroed::pooled_bytes();
+  const void* first = nullptr;
+  {
+    ZeroedArray<std::uint64_t> a(kCount);
+    std::fill(a.begin(), a.end(), ~std::uint64_t{0});
+    first = a.data();
+  }
+  CHECK(zeroed::pooled_bytes() == before + kCount * sizeof(std::uint64_t));
+  ZeroedArray<std::uint64_t> b(kCount);
+  CHECK(static_cast<const void*>(b.data()) == first);
+  CHECK(zeroed::pooled_bytes() == before);
+  CHECK(std::all_of(b.begin(), b.end(), [](std::uint64_t v) { return v == 0; }));
+}
+
 #if defined(__linux__)
 TEST_CASE("zeroed array: a large one takes no memory until written, then a page where written") {
   const long page = sysconf(_SC_PAGESIZE);
   REQUIRE(page > 0);
   const auto page_bytes = static_cast<std::size_t>(page);
-  constexpr std::size_t kBytes = std::size_t{64} << 20U;  // 64 MiB: a large L2's tables
-  ZeroedArray<std::uint64_t> z(kBytes / sizeof(std::uint64_t));
+  // 64 MiB (a large L2's tables) and three pages: a size no other test frees, so it comes fresh, not from the pool.
+  const std::size_t bytes = (std::size_t{64} << 20U) + 3 * page_bytes;
+  ZeroedArray<std::uint64_t> z(bytes / sizeof(std::uint64_t));
   REQUIRE(reinterpret_cast<std::uintptr_t>(z.data()) % page_bytes == 0);
   auto resident = [&] {  // pages of z in memory (mincore: bit 0 of each page's byte)
-    std::vector<unsigned char> in((kBytes + page_bytes - 1) / page_bytes);
-    REQUIRE(mincore(static_cast<void*>(z.data()), kBytes, in.data()) == 0);
+    std::vector<unsigned char> in((bytes + page_bytes - 1) / page_bytes);
+    REQUIRE(mincore(static_cast<void*>(z.data()), bytes, in.data()) == 0);
     return std::count_if(in.begin(), in.end(), [](unsigned char v) { return (v & 1U) != 0; });
   };
   // A write brings in its page, or its 2 MiB huge page where the kernel gives anonymous memory those (transparent
-  // huge pages "always"); a table cleared when made would be all 16,384 pages.
+  // huge pages "always"); a table cleared when made would be all 16,387 pages.
   const auto huge = static_cast<std::ptrdiff_t>((std::size_t{2} << 20U) / page_bytes);
   CHECK(resident() == 0);
   z[z.size() / 2] = 1;
   z[z.size() / 2 + 1] = 2;  // the same page
   const std::ptrdiff_t one = resident();
   CHECK((one == 1 || one == huge));
-  z[0] = 3;
+  z[z.size() / 4] = 3;
   CHECK(resident() == 2 * one);
-  CHECK(z[z.size() / 2] + z[z.size() / 2 + 1] + z[0] == 6);
+  CHECK(z[z.size() / 2] + z[z.size() / 2 + 1] + z[z.size() / 4] == 6);
 }
 #endif
 

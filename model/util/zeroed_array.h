@@ -1,22 +1,31 @@
 #pragma once
-// A fixed-size array that starts all zero bytes without writing them: tables of at least kLazyBytes come from fresh
-// anonymous pages of the OS (zero until touched, and untouched pages take no memory), smaller ones from the heap,
-// cleared. The simulated caches' tags and states are such tables (an H100's L2 slices and L1s hold 21 MB), coded so
-// that zero means empty; a kernel of a few blocks then touches the few sets it uses. Against tables filled element by
-// element, as std::vector fills them: `memhier simulate` of transpose_tiled at n=128 on the H100, 6,210 -> 2,109 page
-// faults, 30 -> 14 MB resident, 70 -> 53 ms a run (this project's VM). Elements are implicit-lifetime and trivially
-// copyable: the zero bytes are their value.
+// A fixed-size array that starts all zero bytes without writing them where it can. The simulated caches' tags and
+// states are such tables (an H100's L2 slices and L1s hold 21 MB), coded so that zero means empty. Tables of at least
+// kLazyBytes come from fresh anonymous pages of the OS, zero until touched (a process's first simulation of a small
+// kernel touches only the sets it uses), and go back to a pool when freed, so that a later simulation in the same
+// process (validate, a sweep, a benchmark) gets them back in place, cleared, instead of faulting every page in again
+// (unpooled, memhier_bench_sim's streaming copy took 130 ms a run instead of 60). Smaller ones come from the heap,
+// cleared. Against tables filled element by element, as std::vector fills them: `memhier simulate` of transpose_tiled
+// at n=128 on the H100, 6,210 -> 2,111 page faults, 30 -> 14 MB resident, 70 -> 43 ms a run (this project's VM; 437
+// unmappings at exit cost the unpooled form 10 of those ms).
+// Elements are implicit-lifetime and trivially copyable: the zero bytes are their value.
 #include <cstddef>
 #include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
-#if __has_include(<sys/mman.h>)
-#include <sys/mman.h>
-#define MEMHIER_ZEROED_ARRAY_MMAP 1
-#endif
 
 namespace memhier {
+
+namespace zeroed {
+inline constexpr std::size_t kLazyBytes = std::size_t{16} << 10U;  // 4 host pages
+// `bytes` of zero bytes aligned to `align` (at most a host page); throws std::bad_alloc.
+void* acquire(std::size_t bytes, std::size_t align);
+// Gives back what acquire(bytes, align) gave.
+void release(void* p, std::size_t bytes, std::size_t align) noexcept;
+// Bytes held in the pool of freed tables (for the tests).
+std::size_t pooled_bytes();
+}  // namespace zeroed
 
 template <typename T>
 class ZeroedArray {
@@ -24,16 +33,14 @@ class ZeroedArray {
                 "ZeroedArray: elements must be plain data whose zero bytes are a value");
 
  public:
-  static constexpr std::size_t kLazyBytes = std::size_t{16} << 10U;  // 4 host pages
-
   ZeroedArray() = default;
-  explicit ZeroedArray(std::size_t n) : m_size(n) { m_data = allocate(n, m_mapped); }
-  ZeroedArray(const ZeroedArray& o) : m_size(o.m_size) {
-    m_data = allocate(m_size, m_mapped);
+  explicit ZeroedArray(std::size_t n) { allocate(n); }
+  ZeroedArray(const ZeroedArray& o) {
+    allocate(o.m_size);
     if (m_size != 0) std::memcpy(static_cast<void*>(m_data), o.m_data, m_size * sizeof(T));
   }
   ZeroedArray(ZeroedArray&& o) noexcept
-      : m_data(std::exchange(o.m_data, nullptr)), m_size(std::exchange(o.m_size, 0)), m_mapped(o.m_mapped) {}
+      : m_data(std::exchange(o.m_data, nullptr)), m_size(std::exchange(o.m_size, 0)) {}
   ZeroedArray& operator=(const ZeroedArray& o) {
     if (this != &o) *this = ZeroedArray(o);
     return *this;
@@ -43,7 +50,6 @@ class ZeroedArray {
       release();
       m_data = std::exchange(o.m_data, nullptr);
       m_size = std::exchange(o.m_size, 0);
-      m_mapped = o.m_mapped;
     }
     return *this;
   }
@@ -67,39 +73,20 @@ class ZeroedArray {
  private:
   static constexpr std::size_t kAlign = alignof(T) > alignof(std::max_align_t) ? alignof(T) : alignof(std::max_align_t);
 
-  static T* allocate(std::size_t n, bool& mapped) {
-    mapped = false;
-    if (n == 0) return nullptr;
+  void allocate(std::size_t n) {
+    if (n == 0) return;
     if (n > ~std::size_t{0} / sizeof(T)) throw std::bad_alloc();
-    const std::size_t bytes = n * sizeof(T);
-#if defined(MEMHIER_ZEROED_ARRAY_MMAP)
-    if (bytes >= kLazyBytes) {  // page-aligned, so any element alignment up to a page holds
-      void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) throw std::bad_alloc();
-      mapped = true;
-      return static_cast<T*>(p);  // implicit-lifetime elements begin to live in the mapped bytes
-    }
-#endif
-    void* p = ::operator new (bytes, std::align_val_t{kAlign});
-    std::memset(p, 0, bytes);
-    return static_cast<T*>(p);
+    m_data = static_cast<T*>(zeroed::acquire(n * sizeof(T), kAlign));  // implicit-lifetime elements live there
+    m_size = n;
   }
   void release() noexcept {
-    if (m_data == nullptr) return;
-#if defined(MEMHIER_ZEROED_ARRAY_MMAP)
-    if (m_mapped) {
-      ::munmap(static_cast<void*>(m_data), m_size * sizeof(T));
-      m_data = nullptr;
-      return;
-    }
-#endif
-    ::operator delete (static_cast<void*>(m_data), std::align_val_t{kAlign});
+    if (m_data != nullptr) zeroed::release(static_cast<void*>(m_data), m_size * sizeof(T), kAlign);
     m_data = nullptr;
+    m_size = 0;
   }
 
   T* m_data = nullptr;
   std::size_t m_size = 0;
-  bool m_mapped = false;
 };
 
 }  // namespace memhier
