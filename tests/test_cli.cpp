@@ -950,6 +950,56 @@ TEST_CASE("8.4b validate refuses measurements it would misread, naming the file,
   fs::remove_all(dir);
 }
 
+TEST_CASE("8.4f validate --sim-cache reads back what the same binary predicted for the same case and arch") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("validate_cache");
+  const std::string results = std::string(MEMHIER_TEST_TRACES_DIR) + "/../validate/results/";
+  // Two cases of the thirteenth H100 run, then the same two on the H200 (another arch: simulated again).
+  auto run = [&](const std::string& arch) {
+    return memhier(fmt::format(
+        "validate --results {}h100-2026-11-28d-suite --only '^empty_blocks blocks=(1|1056)$' --arch {} --out {}/report "
+        "--force --no-plots --json --sim-cache {}/cache",
+        results, arch, dir.string(), dir.string()));
+  };
+  Result first = run("h100");
+  REQUIRE(first.rc == 0);
+  CHECK(first.err.find(fmt::format("simulation cache {}/cache: 0 prediction(s) read back, 2 simulated",
+                                   dir.string())) != std::string::npos);
+  Result again = run("h100");
+  REQUIRE(again.rc == 0);
+  CHECK(again.err.find("2 prediction(s) read back, 0 simulated") != std::string::npos);
+  CHECK(again.out == first.out);  // the whole report, every digit
+  Result plain = memhier(fmt::format(
+      "validate --results {}h100-2026-11-28d-suite --only '^empty_blocks blocks=(1|1056)$' --arch h100 --out "
+      "{}/report --force --no-plots --json",
+      results, dir.string()));
+  CHECK(plain.out == first.out);
+  Result other = run("h200");
+  REQUIRE(other.rc == 0);
+  CHECK(other.err.find("0 prediction(s) read back, 2 simulated") != std::string::npos);
+  CHECK(other.out != first.out);
+  // Damaged entries (cut short) are simulated again and replaced; the report stays the same.
+  int damaged = 0;
+  for (const auto& e : fs::directory_iterator(dir / "cache")) {
+    std::ofstream(e.path()) << "{\"check\": 1";
+    ++damaged;
+  }
+  CHECK(damaged == 4);
+  Result repaired = run("h100");
+  CHECK(repaired.err.find("0 prediction(s) read back, 2 simulated") != std::string::npos);
+  CHECK(repaired.out == first.out);
+  CHECK(run("h100").err.find("2 prediction(s) read back, 0 simulated") != std::string::npos);
+  // A file where the folder should be is refused before any case runs.
+  std::ofstream(dir / "file") << "x";
+  Result file =
+      memhier(fmt::format("validate --results {}h100-2026-11-28d-suite --arch h100 --out {}/report --force "
+                          "--no-plots --sim-cache {}/file",
+                          results, dir.string(), dir.string()));
+  CHECK(file.rc == 2);
+  CHECK(file.err.find(fmt::format("--sim-cache {}/file: not a folder", dir.string())) != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its trace, launch by launch") {
   namespace fs = std::filesystem;
   const fs::path dir = fresh_dir("validate_ncu");

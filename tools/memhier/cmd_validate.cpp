@@ -119,6 +119,9 @@ int run_validate(const std::vector<std::string>& args) {
       ("check-record",
        "exit 1 unless the arch's accuracy record (accuracy.*) names this run and says what it gives")  //
       ("no-plots", "skip the matplotlib plots")                                                        //
+      ("sim-cache", po::value<std::string>(),
+       "keep each case's prediction in this folder and reuse it in later runs of this same memhier binary (the key "
+       "holds the binary, the arch, the description's text and parameters or the trace's bytes)")  //
       ("json", "print the report JSON instead of the tables");
   po::variables_map vm;
   if (!parse("validate",
@@ -163,6 +166,11 @@ int run_validate(const std::vector<std::string>& args) {
   if (!baseline_out.empty() && !baseline_out.parent_path().empty() && !fs::is_directory(baseline_out.parent_path()))
     throw UsageError(fmt::format("memhier validate: --write-baseline {}: {} is not a folder", baseline_out.string(),
                                  baseline_out.parent_path().string()));
+  const fs::path sim_cache = vm.count("sim-cache") != 0U ? vm["sim-cache"].as<std::string>() : "";
+  if (vm.count("sim-cache") != 0U && sim_cache.empty())
+    throw UsageError("memhier validate: --sim-cache names no folder");
+  if (!sim_cache.empty() && fs::exists(sim_cache) && !fs::is_directory(sim_cache))
+    throw UsageError(fmt::format("memhier validate: --sim-cache {}: not a folder", sim_cache.string()));
   if (vm.count("gpu") != 0U) run_gpu_scripts(dir);
   const Results results = load_results(dir);
   std::string arch_name =
@@ -177,6 +185,7 @@ int run_validate(const std::vector<std::string>& args) {
       vm.count("examples") != 0U ? fs::path(vm["examples"].as<std::string>()) : source_dir() / "traces" / "examples";
   vo.threads = threads_flag("validate", vm["threads"].as<int>());
   if (vm.count("only") != 0U) vo.only = vm["only"].as<std::string>();
+  vo.sim_cache = sim_cache;
   const auto cases = run_validation(arch, results, vo);
   if (cases.empty()) throw UsageError(fmt::format("memhier validate: no case of {} matches --only", dir.string()));
   const nlohmann::json report = validation_report(arch, results, cases);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <regex>
 #include <string_view>
 
@@ -17,6 +18,7 @@
 #include "memhier/timing.h"
 #include "memhier/trace_io.h"
 #include "name_regex.h"
+#include "validate_cache.h"
 
 namespace memhier::cli {
 namespace fs = std::filesystem;
@@ -164,6 +166,16 @@ nlohmann::json instruction_check(const CaseResult& c) {
 std::vector<CaseResult> run_validation(const Arch& arch, const Results& results, const ValidateOptions& options) {
   std::vector<CaseResult> out;
   const std::regex only = name_regex(options.only.empty() ? ".*" : options.only);
+  std::optional<PredictionCache> cache;
+  if (!options.sim_cache.empty()) cache.emplace(options.sim_cache, arch);
+  // A prediction from the cache where it holds one for `key`, else simulated (and kept there).
+  auto predicted = [&](const std::string& key, const std::function<CasePrediction()>& simulate) {
+    if (!cache || key.empty()) return simulate();
+    if (std::optional<CasePrediction> p = cache->find(key)) return *p;
+    CasePrediction p = simulate();
+    cache->store(key, p);
+    return p;
+  };
   for (const MeasuredCase& m : results.cases) {
     if (!std::regex_search(m.id, only)) continue;
     CaseResult r;
@@ -171,15 +183,19 @@ std::vector<CaseResult> run_validation(const Arch& arch, const Results& results,
     const fs::path desc = options.examples / (m.kernel + ".yaml");
     try {
       const auto sets = overrides(m.params);
-      RepeatSource src([&] { return open_trace(desc, sets); }, m.warm ? 2 : 1);
-      r.described = predict_run(arch, src, m.warm, m.launches_per_run, options.threads);
+      r.described = predicted(description_key(desc, m), [&] {
+        RepeatSource src([&] { return open_trace(desc, sets); }, m.warm ? 2 : 1);
+        return predict_run(arch, src, m.warm, m.launches_per_run, options.threads);
+      });
     } catch (const std::exception& e) {
       r.error = fmt::format("description: {}", e.what());
     }
     if (!m.trace.empty()) {
       try {
-        auto src = open_trace(m.trace);
-        r.traced = predict_run(arch, *src, m.warm, m.launches_per_run, options.threads);
+        r.traced = predicted(trace_key(m.trace, m), [&] {
+          auto src = open_trace(m.trace);
+          return predict_run(arch, *src, m.warm, m.launches_per_run, options.threads);
+        });
         if (r.described && r.described->counters.constant_requests > 0 && r.traced->counters.constant_requests == 0)
           r.trace_blind_spot = fmt::format(
               "the trace has no constant-bank loads (the Compute Sanitizer does not report them); the description has "
@@ -191,6 +207,9 @@ std::vector<CaseResult> run_validation(const Arch& arch, const Results& results,
     }
     out.push_back(std::move(r));
   }
+  if (cache)
+    std::cerr << fmt::format("simulation cache {}: {} prediction(s) read back, {} simulated\n", cache->dir().string(),
+                             cache->reused(), cache->simulated());
   return out;
 }
 

@@ -38,7 +38,8 @@ struct CaseResult {
 struct ValidateOptions {
   std::filesystem::path examples;  // folder of the kernel descriptions
   int threads = 1;
-  std::string only;  // regex over case ids; empty: all
+  std::string only;                 // regex over case ids; empty: all
+  std::filesystem::path sim_cache;  // where predictions are kept and reused (validate_cache.h); empty: none
 };
 
 std::vector<CaseResult> run_validation(const Arch& arch, const Results& results, const ValidateOptions& options);
