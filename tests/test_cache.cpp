@@ -418,30 +418,45 @@ TEST_CASE("zeroed array: a large one freed goes to the pool, and the next of its
 }
 
 #if defined(__linux__)
-TEST_CASE("zeroed array: a large one takes no memory until written, then a page where written") {
+TEST_CASE("zeroed array: a large one takes no memory until written, then a page where written, also once reused") {
   const long page = sysconf(_SC_PAGESIZE);
   REQUIRE(page > 0);
   const auto page_bytes = static_cast<std::size_t>(page);
   // 64 MiB (a large L2's tables) and three pages: a size no other test frees, so it comes fresh, not from the pool.
   const std::size_t bytes = (std::size_t{64} << 20U) + 3 * page_bytes;
-  ZeroedArray<std::uint64_t> z(bytes / sizeof(std::uint64_t));
-  REQUIRE(reinterpret_cast<std::uintptr_t>(z.data()) % page_bytes == 0);
-  auto resident = [&] {  // pages of z in memory (mincore: bit 0 of each page's byte)
+  const std::size_t n = bytes / sizeof(std::uint64_t);
+  auto resident = [&](const ZeroedArray<std::uint64_t>& z) {  // pages of z in memory (mincore: bit 0 of a page's byte)
     std::vector<unsigned char> in((bytes + page_bytes - 1) / page_bytes);
-    REQUIRE(mincore(static_cast<void*>(z.data()), bytes, in.data()) == 0);
+    REQUIRE(mincore(const_cast<std::uint64_t*>(z.data()), bytes, in.data()) == 0);
     return std::count_if(in.begin(), in.end(), [](unsigned char v) { return (v & 1U) != 0; });
   };
   // A write brings in its page, or its 2 MiB huge page where the kernel gives anonymous memory those (transparent
   // huge pages "always"); a table cleared when made would be all 16,387 pages.
   const auto huge = static_cast<std::ptrdiff_t>((std::size_t{2} << 20U) / page_bytes);
-  CHECK(resident() == 0);
-  z[z.size() / 2] = 1;
-  z[z.size() / 2 + 1] = 2;  // the same page
-  const std::ptrdiff_t one = resident();
-  CHECK((one == 1 || one == huge));
-  z[z.size() / 4] = 3;
-  CHECK(resident() == 2 * one);
-  CHECK(z[z.size() / 2] + z[z.size() / 2 + 1] + z[z.size() / 4] == 6);
+  const void* first = nullptr;
+  std::ptrdiff_t one = 0;
+  {
+    ZeroedArray<std::uint64_t> z(n);
+    first = z.data();
+    REQUIRE(reinterpret_cast<std::uintptr_t>(z.data()) % page_bytes == 0);
+    CHECK(resident(z) == 0);
+    z[n / 2] = 1;
+    z[n / 2 + 1] = 2;  // the same page
+    one = resident(z);
+    CHECK((one == 1 || one == huge));
+    z[n / 4] = 3;
+    CHECK(resident(z) == 2 * one);
+    CHECK(z[n / 2] + z[n / 2 + 1] + z[n / 4] == 6);
+  }
+  // Freed, it comes back from the pool as the next of its size: zero where it was written, and no other page brought
+  // in (clearing all of it would have touched every page).
+  ZeroedArray<std::uint64_t> again(n);
+  CHECK(static_cast<const void*>(again.data()) == first);
+  CHECK(resident(again) == 2 * one);
+  CHECK(again[n / 2] == 0);
+  CHECK(again[n / 2 + 1] == 0);
+  CHECK(again[n / 4] == 0);
+  CHECK(resident(again) == 2 * one);
 }
 #endif
 

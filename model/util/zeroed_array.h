@@ -2,13 +2,13 @@
 // A fixed-size array that starts all zero bytes without writing them where it can. The simulated caches' tags and
 // states are such tables (an H100's L2 slices and L1s hold 21 MB), coded so that zero means empty. Tables of at least
 // kLazyBytes come from fresh anonymous pages of the OS, zero until touched (a process's first simulation of a small
-// kernel touches only the sets it uses), and go back to a pool when freed, so that a later simulation in the same
-// process (validate, a sweep, a benchmark) gets them back in place, cleared, instead of faulting every page in again
-// (unpooled, memhier_bench_sim's streaming copy took 130 ms a run instead of 60). Smaller ones come from the heap,
-// cleared. Against tables filled element by element, as std::vector fills them: `memhier simulate` of transpose_tiled
-// at n=128 on the H100, 6,210 -> 2,111 page faults, 30 -> 14 MB resident, 70 -> 43 ms a run (this project's VM; 437
-// unmappings at exit cost the unpooled form 10 of those ms).
-// Elements are implicit-lifetime and trivially copyable: the zero bytes are their value.
+// kernel touches only the sets it uses), and go back to a pool when freed, the pages they used cleared in place, so
+// that a later simulation in the same process (validate, a sweep, a benchmark) gets them back without faulting every
+// page in again (unpooled, memhier_bench_sim's streaming copy took 130 ms a run instead of 60). Smaller ones come from
+// the heap, cleared. Against tables filled element by element, as std::vector fills them: `memhier simulate` of
+// transpose_tiled at n=128 on the H100, 6,210 -> 2,111 page faults, 30 -> 14 MB resident, 70 -> 43 ms a run (this
+// project's VM; 437 unmappings at exit cost the unpooled form 10 of those ms). Elements are implicit-lifetime and
+// trivially copyable: the zero bytes are their value.
 #include <cstddef>
 #include <cstring>
 #include <new>
