@@ -43,12 +43,6 @@ void* take_pooled(std::size_t bytes) {
   return block;
 }
 
-bool has_room(std::size_t bytes) {
-  Pool& p = pool();
-  const std::lock_guard<std::mutex> lock(p.mutex);
-  return p.bytes + bytes <= kPoolBytes;
-}
-
 bool pool_block(void* block, std::size_t bytes) {
   Pool& p = pool();
   const std::lock_guard<std::mutex> lock(p.mutex);
@@ -66,8 +60,13 @@ bool pool_block(void* block, std::size_t bytes) {
 void clear_used(void* block, std::size_t bytes) {
   static const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t pages = (bytes + page - 1) / page;
-  std::vector<unsigned char> in(pages);
-  if (mincore(block, pages * page, in.data()) != 0) {
+  std::vector<unsigned char> in;
+  try {
+    in.resize(pages);
+  } catch (const std::bad_alloc&) {
+    in.clear();
+  }
+  if (in.empty() || mincore(block, pages * page, in.data()) != 0) {
     std::memset(block, 0, bytes);
     return;
   }
@@ -88,8 +87,11 @@ void clear_used(void* block, std::size_t bytes) {
 
 void* acquire(std::size_t bytes, std::size_t align) {
 #if defined(MEMHIER_ZEROED_MMAP)
-  if (bytes >= kLazyBytes) {                             // page-aligned, so any alignment up to a page holds
-    if (void* block = take_pooled(bytes)) return block;  // cleared when it came back (clear_used)
+  if (bytes >= kLazyBytes) {  // page-aligned, so any alignment up to a page holds
+    if (void* block = take_pooled(bytes)) {
+      clear_used(block, bytes);  // here, not when freed: a process's last tables are never cleared
+      return block;
+    }
     void* block = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (block == MAP_FAILED) throw std::bad_alloc();
     return block;
@@ -103,14 +105,11 @@ void* acquire(std::size_t bytes, std::size_t align) {
 void release(void* p, std::size_t bytes, std::size_t align) noexcept {
 #if defined(MEMHIER_ZEROED_MMAP)
   if (bytes >= kLazyBytes) {
-    // Cleared before it is pooled, its used pages kept in place: clearing them costs less than faulting fresh ones in.
+    // Pooled with its used pages in place: clearing them when it is taken again costs less than faulting fresh ones in.
     bool pooled = false;
     try {
-      if (has_room(bytes)) {
-        clear_used(p, bytes);
-        pooled = pool_block(p, bytes);
-      }
-    } catch (...) {  // no memory for mincore's table or the pool's lists: the OS takes the table back
+      pooled = pool_block(p, bytes);
+    } catch (...) {  // no memory for the pool's lists: the OS takes the table back
     }
     if (!pooled) ::munmap(p, bytes);
     return;
