@@ -6,9 +6,9 @@
 // that a later simulation in the same process (validate, a sweep, a benchmark) gets them back without faulting every
 // page in again (unpooled, memhier_bench_sim's streaming copy took 130 ms a run instead of 60). Smaller ones come from
 // the heap, cleared. Against tables filled element by element, as std::vector fills them: `memhier simulate` of
-// transpose_tiled at n=128 on the H100, 6,210 -> 2,111 page faults, 30 -> 14 MB resident, 70 -> 43 ms a run (this
-// project's VM; 437 unmappings at exit cost the unpooled form 10 of those ms). Elements are implicit-lifetime and
-// trivially copyable: the zero bytes are their value.
+// transpose_tiled at n=128 on the H100, 6,214 -> 2,106 page faults, 30.6 -> 14.4 MB resident, 72-78 -> 45-47 ms a run
+// (this project's VM; bench/results/sim-2026-12-02-session61.txt). Elements are implicit-lifetime and trivially
+// copyable: the zero bytes are their value.
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -65,10 +65,6 @@ class ZeroedArray {
   T* end() { return m_data + m_size; }
   [[nodiscard]] const T* begin() const { return m_data; }
   [[nodiscard]] const T* end() const { return m_data + m_size; }
-  // Every element back to zero bytes (this writes them all).
-  void clear_all() {
-    if (m_size != 0) std::memset(static_cast<void*>(m_data), 0, m_size * sizeof(T));
-  }
 
  private:
   static constexpr std::size_t kAlign = alignof(T) > alignof(std::max_align_t) ? alignof(T) : alignof(std::max_align_t);
