@@ -78,6 +78,7 @@ class DecodedTrace final : public TraceSource {
     while (r.next_kernel(k)) {
       m_launches.push_back({k, {}});
       BlockTrace b;
+      b.compact_strided = true;  // as simulate() asks of its sources: strided records as first and stride
       while (r.next_block(b)) m_launches.back().blocks.push_back(b);
     }
   }
@@ -117,6 +118,7 @@ class DecodedTrace final : public TraceSource {
   };
   static void copy(const BlockTrace& from, BlockTrace& b) {
     b.index = from.index;
+    b.compact_strided = from.compact_strided;
     b.records.assign(from.records.begin(), from.records.end());
     b.warp_begin.assign(from.warp_begin.begin(), from.warp_begin.end());
     b.addresses.assign(from.addresses.begin(), from.addresses.end());
