@@ -167,7 +167,7 @@ void L2Slice::serve(L2Slice* group, int partitions, const L2Request& r, SimCount
 // in 5 set-aside ways (15.6 MiB), which copies counted against the set-aside would overrun by half
 // (validate/results/h100-2026-11-22f/probe/persisting_l2.json: s14_hot16 63.9 us a launch, no window 77.7, 6 ways
 // 61.4).
-std::uint32_t L2Slice::near_read(const L2Request& r, SimCounters& c) {
+[[gnu::always_inline]] inline std::uint32_t L2Slice::near_read(const L2Request& r, SimCounters& c) {
   const std::uint32_t slot = m_cache.find(r.line, r.set);
   const auto sectors = static_cast<std::uint64_t>(std::popcount(r.sectors));
   if (slot == SetCache::kNone) {
@@ -191,7 +191,7 @@ std::uint32_t L2Slice::near_read(const L2Request& r, SimCounters& c) {
 // (validate/results/h100-2026-11-24/probe: l2cap_copy 32 MiB misses 25% of its reads, l2cap_read 32 MiB 23%). A line
 // written only in part takes its way too: without it the suite's transpose_naive and softmax_naive write 7-22% less
 // to DRAM (further from ncu; validate/results/h100-2026-11-24f).
-std::uint32_t L2Slice::near_write(const L2Request& r, SimCounters& c) {
+[[gnu::always_inline]] inline std::uint32_t L2Slice::near_write(const L2Request& r, SimCounters& c) {
   const std::uint32_t slot = m_cache.find(r.line, r.set);
   count_write(static_cast<std::uint64_t>(std::popcount(r.sectors)), c);
   const auto kept = static_cast<std::uint8_t>(full_sectors(r.words) & r.sectors);
@@ -228,7 +228,7 @@ void L2Slice::drop_copy(const L2Request& r) {
 // reduction in its own sectors (H100, a 4-byte atomic or reduction to each of 32 sectors: 1.50 lookups an L1 sector;
 // validate/results/h100-2026-11-28-l2atomics).
 template <bool kFar>
-void L2Slice::home_read(const L2Request& r, std::uint32_t sectors, SimCounters& c) {
+[[gnu::always_inline]] inline void L2Slice::home_read(const L2Request& r, std::uint32_t sectors, SimCounters& c) {
   const std::uint32_t want = kFar ? granules(sectors) : sectors;
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (kFar) c.l2_far_sectors += n;
@@ -276,7 +276,7 @@ void L2Slice::home_atomic(const L2Request& r, bool far, SimCounters& c) {
   st.valid |= static_cast<std::uint8_t>(want);
 }
 
-void L2Slice::home_write(const L2Request& r, bool far, SimCounters& c) {
+[[gnu::always_inline]] inline void L2Slice::home_write(const L2Request& r, bool far, SimCounters& c) {
   const std::uint32_t want = r.sectors;
   const auto n = static_cast<std::uint64_t>(std::popcount(want));
   if (far) c.l2_far_sectors += n;
