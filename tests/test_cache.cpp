@@ -145,6 +145,48 @@ TEST_CASE("sort_unique: 17 to 32 values close together (a gather's sectors) and 
   }
 }
 
+TEST_CASE("sort_unique's two ways with 17 to 32 values: the sorting network and, on a host with AVX-512F, the vector one") {
+  // sort_unique() takes one of them on a given host: each is checked here whatever the host, against std::set, for
+  // every count from 17 to 32, with repeats, the largest value (the padding's) and values above 2^63.
+  std::mt19937_64 rng(23);
+  for (std::size_t n = 17; n <= 32; ++n) {
+    CAPTURE(n);
+    for (int trial = 0; trial < 300; ++trial) {
+      CAPTURE(trial);
+      std::vector<std::uint64_t> v(n);
+      const std::uint64_t spread = trial % 3 == 0 ? 6 : (trial % 3 == 1 ? std::uint64_t{1} << 21U : ~std::uint64_t{0});
+      for (std::uint64_t& x : v) x = trial % 4 == 0 && rng() % 5 == 0 ? ~std::uint64_t{0} : rng() % spread;
+      const std::set<std::uint64_t> set(v.begin(), v.end());
+      const std::vector<std::uint64_t> expected(set.begin(), set.end());
+      // The network sorts all 32 places, those past n holding the largest value.
+      std::array<std::uint64_t, 32> padded{};
+      padded.fill(~std::uint64_t{0});
+      std::copy(v.begin(), v.end(), padded.begin());
+      sort_detail::network(padded, std::make_index_sequence<sort_detail::kComparators.count>{});
+      CHECK(std::is_sorted(padded.begin(), padded.end()));
+      CHECK(std::vector<std::uint64_t>(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(n)) ==
+            [&] {
+              std::vector<std::uint64_t> sorted = v;
+              std::sort(sorted.begin(), sorted.end());
+              return sorted;
+            }());
+#if defined(MEMHIER_SORT_AVX512)
+      if (sort_detail::avx512()) {
+        // Its masked stores write v's first places only: a guard just past them stays.
+        std::vector<std::uint64_t> w = v;
+        w.push_back(0x5EED);
+        const std::size_t kept = sort_detail::sort_unique_avx512(w.data(), n);
+        CHECK(w[n] == 0x5EED);
+        CHECK(std::vector<std::uint64_t>(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(kept)) == expected);
+      }
+#endif
+    }
+  }
+#if defined(MEMHIER_SORT_AVX512)
+  if (!sort_detail::avx512()) MESSAGE("this host has no AVX-512F: its vector sort is not checked");
+#endif
+}
+
 TEST_CASE(
     "sort_unique: ascending values, ascending but for one wrap, periodic ones, and two runs that are no rotation") {
   // Ascending (with repeats), a rotation of ascending values (an index modulo a table), the same with the wrap's two

@@ -13,6 +13,10 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define MEMHIER_SORT_AVX512 1
+#endif
 
 namespace memhier {
 
@@ -54,6 +58,98 @@ inline void network(std::array<std::uint64_t, kNetwork>& v, std::index_sequence<
       ...);
 }
 
+// On hosts with AVX-512F (avx512(); x86-64-v2, the build's baseline, lacks it), 17 to 32 values go through a
+// bitonic network in four registers of 8 instead: 15 stages of compare-exchanges, each a register's shuffled copy and
+// a min, a max and a blend (partners in one register) or a min and a max of two registers (partners 8 or 16 apart).
+// It sorts as network() does (sorted values without repeats are one list). This project's VM, 2026-12-02, 32 random
+// sectors already in the host's caches: 31 ns against the network's 79 (and the padding, and the repeats dropped);
+// memhier_bench_sim's gather 1.5-2% faster (8 rounds in turn).
+#if defined(MEMHIER_SORT_AVX512)
+// Stage (k, j) of the bitonic sort of 32: value i is compared with value i ^ j, ascending where i & k is 0. (The
+// zero-masked forms of the intrinsics with every lane kept: the plain ones start from an undefined register, which
+// g++ 12 warns of as uninitialized.)
+inline constexpr __mmask8 kAll = 0xFF;
+// Each lane's partner kJ lanes away (1, 2 or 4), by immediate shuffles: neighbours within 128 bits, pairs within 256,
+// halves.
+template <unsigned kJ>
+[[gnu::target("avx512f"), gnu::always_inline]] inline __m512i partners(__m512i x) {
+  if constexpr (kJ == 1) return _mm512_maskz_shuffle_epi32(0xFFFF, x, _MM_PERM_BADC);
+  if constexpr (kJ == 2) return _mm512_maskz_permutex_epi64(kAll, x, 0x4E);
+  if constexpr (kJ == 4) return _mm512_maskz_shuffle_i64x2(kAll, x, x, 0x4E);
+}
+template <unsigned kK, unsigned kJ>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void bitonic_stage(__m512i (&r)[4]) {
+  if constexpr (kJ >= 8) {
+    constexpr unsigned kD = kJ / 8;  // partner register
+    for (unsigned q = 0; q < 4; ++q) {
+      if ((q & kD) != 0) continue;
+      const __m512i lo = _mm512_maskz_min_epu64(kAll, r[q], r[q + kD]), hi = _mm512_maskz_max_epu64(kAll, r[q], r[q + kD]);
+      const bool ascending = ((8 * q) & kK) == 0;
+      r[q] = ascending ? lo : hi;
+      r[q + kD] = ascending ? hi : lo;
+    }
+  } else {
+    for (unsigned q = 0; q < 4; ++q) {
+      // Lanes that keep the larger value: the upper of the pair where ascending, the lower where not.
+      unsigned keep_max = 0;
+      for (unsigned l = 0; l < 8; ++l)
+        keep_max |= (((l & kJ) != 0) != (((8 * q + l) & kK) != 0) ? 1U : 0U) << l;
+      const __m512i p = partners<kJ>(r[q]);
+      r[q] = _mm512_mask_blend_epi64(static_cast<__mmask8>(keep_max), _mm512_maskz_min_epu64(kAll, r[q], p),
+                                     _mm512_maskz_max_epu64(kAll, r[q], p));
+    }
+  }
+}
+
+// Sorts v[0, n) (16 < n <= 32) without repeats, in place, returning how many remain: the values go into registers
+// through masked loads (the rest of the 32 the largest value), and out through a compare of each with the one before
+// and a compress, masked stores writing v's first places only.
+[[gnu::target("avx512f")]] inline std::size_t sort_unique_avx512(std::uint64_t* v, std::size_t n) {
+  __m512i r[4];  // NOLINT(cppcoreguidelines-avoid-c-arrays): a std::array drops the vector type's alignment
+  std::array<__mmask8, 4> valid{};
+  for (unsigned q = 0; q < 4; ++q) {
+    const std::size_t in = std::min<std::size_t>(8, n > 8 * q ? n - 8 * q : 0);
+    valid[q] = static_cast<__mmask8>((1U << in) - 1U);
+    r[q] = _mm512_mask_loadu_epi64(_mm512_set1_epi64(-1), valid[q], v + 8 * q);
+  }
+  bitonic_stage<2, 1>(r);
+  bitonic_stage<4, 2>(r);
+  bitonic_stage<4, 1>(r);
+  bitonic_stage<8, 4>(r);
+  bitonic_stage<8, 2>(r);
+  bitonic_stage<8, 1>(r);
+  bitonic_stage<16, 8>(r);
+  bitonic_stage<16, 4>(r);
+  bitonic_stage<16, 2>(r);
+  bitonic_stage<16, 1>(r);
+  bitonic_stage<32, 16>(r);
+  bitonic_stage<32, 8>(r);
+  bitonic_stage<32, 4>(r);
+  bitonic_stage<32, 2>(r);
+  bitonic_stage<32, 1>(r);
+  // Sorted, the first n places hold v's values (the padding sorts last): each kept unless it repeats the one before.
+  std::size_t out = 0;
+  for (unsigned q = 0; q < 4; ++q) {
+    const __m512i before = _mm512_maskz_alignr_epi64(kAll, r[q], q == 0 ? r[q] : r[q - 1], 7);  // lane l: value 8q + l - 1
+    auto keep = static_cast<__mmask8>(_mm512_cmpneq_epu64_mask(r[q], before) & valid[q]);
+    if (q == 0) keep = static_cast<__mmask8>(keep | (valid[0] & 1U));  // the first value has none before it
+    const auto kept = static_cast<unsigned>(std::popcount(static_cast<unsigned>(keep)));
+    _mm512_mask_storeu_epi64(v + out, static_cast<__mmask8>((1U << kept) - 1U), _mm512_maskz_compress_epi64(keep, r[q]));
+    out += kept;
+  }
+  return out;
+}
+
+// Whether this host runs sort_unique_avx512() (the CPU has AVX-512F and the OS keeps its registers).
+inline bool avx512() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return has;
+}
+#endif
+
 }  // namespace sort_detail
 
 // Sorts v[0, n) ascending without repeats, in place; returns how many values remain.
@@ -87,6 +183,9 @@ inline std::size_t sort_unique(std::uint64_t* v, std::size_t n) {
     return out;
   }
   if (n > 16 && n <= sort_detail::kNetwork) {
+#if defined(MEMHIER_SORT_AVX512)
+    if (sort_detail::avx512()) return sort_detail::sort_unique_avx512(v, n);
+#endif
     // Padded with the largest value, which sorts last: the first n are v's values in order.
     std::array<std::uint64_t, sort_detail::kNetwork> w;
     for (std::size_t i = 0; i < sort_detail::kNetwork; ++i) w[i] = i < n ? v[i] : ~std::uint64_t{0};
