@@ -445,10 +445,11 @@ TEST_CASE("zeroed array: starts zero on the heap and on fresh pages; copies are 
 
 TEST_CASE("zeroed array: a large one freed goes to the pool, and the next of its size is that one, cleared") {
   constexpr std::size_t kCount = (std::size_t{256} << 10U) / sizeof(std::uint64_t) + 5;  // an odd size: no other's
-  const std::size_t before = zeroed::pooled_bytes();
+  std::size_t before = 0;
   const void* first = nullptr;
   {
     ZeroedArray<std::uint64_t> a(kCount);
+    before = zeroed::pooled_bytes();  // after a's making, which may have unmapped older tables (zeroed::Pool)
     std::fill(a.begin(), a.end(), ~std::uint64_t{0});
     first = a.data();
   }
@@ -457,6 +458,51 @@ TEST_CASE("zeroed array: a large one freed goes to the pool, and the next of its
   CHECK(static_cast<const void*>(b.data()) == first);
   CHECK(zeroed::pooled_bytes() == before);
   CHECK(std::all_of(b.begin(), b.end(), [](std::uint64_t v) { return v == 0; }));
+}
+
+TEST_CASE("zeroed pool: tables of a size it lacks push out its oldest, so that it and the tables in use never take more "
+          "than the most ever in use at once") {
+  constexpr std::size_t kMiB = std::size_t{1} << 20U;
+  zeroed::Pool pool(64 * kMiB);
+  // A configuration's two tables, used and given back: the pool keeps both (8 MiB, the most in use so far).
+  void* a = pool.take(4 * kMiB);
+  void* b = pool.take(4 * kMiB);
+  CHECK(pool.live() == 8 * kMiB);
+  CHECK(pool.peak() == 8 * kMiB);
+  static_cast<unsigned char*>(a)[0] = 1;
+  static_cast<unsigned char*>(b)[kMiB] = 2;
+  pool.give(a, 4 * kMiB);
+  pool.give(b, 4 * kMiB);
+  CHECK(pool.pooled() == 8 * kMiB);
+  CHECK(pool.live() == 0);
+  // The same configuration again: both come back, the latest given back first, cleared.
+  void* again = pool.take(4 * kMiB);
+  CHECK(again == b);
+  CHECK(static_cast<unsigned char*>(again)[kMiB] == 0);
+  pool.give(again, 4 * kMiB);
+  // Another configuration (a sweep's next L2 size): its 3 MiB table comes fresh, and with 3 MiB in use the pool may
+  // keep 5 of its 8 MiB: a, the oldest, goes.
+  void* c = pool.take(3 * kMiB);
+  CHECK(c != a);
+  CHECK(pool.live() == 3 * kMiB);
+  CHECK(pool.pooled() == 4 * kMiB);
+  CHECK(pool.take(4 * kMiB) == b);  // the one left
+  CHECK(pool.pooled() == 0);
+  CHECK(pool.peak() == 8 * kMiB);
+  pool.give(b, 4 * kMiB);
+  pool.give(c, 3 * kMiB);
+  CHECK(pool.pooled() == 7 * kMiB);
+  // A larger configuration: with its first 40 MiB table in use, 40 MiB the most ever, the pool keeps nothing of the
+  // last one's; and its own bound stops it keeping more than 64 MiB of this one's.
+  void* d = pool.take(40 * kMiB);
+  CHECK(pool.pooled() == 0);
+  void* e = pool.take(40 * kMiB);
+  CHECK(pool.peak() == 80 * kMiB);
+  pool.give(d, 40 * kMiB);
+  pool.give(e, 40 * kMiB);  // 40 + 40 > 64: e goes back to the OS
+  CHECK(pool.pooled() == 40 * kMiB);
+  CHECK(pool.take(40 * kMiB) == d);
+  pool.give(d, 40 * kMiB);
 }
 
 #if defined(__linux__)

@@ -25,6 +25,31 @@ void* acquire(std::size_t bytes, std::size_t align);
 void release(void* p, std::size_t bytes, std::size_t align) noexcept;
 // Bytes held in the pool of freed tables (for the tests).
 std::size_t pooled_bytes();
+
+// Tables of kLazyBytes and more, as fresh anonymous pages and, once freed, kept by size for the next table of that
+// size, which gets one back cleared where it was used (acquire() and release() share one pool for the process; where
+// the host has no mmap, tables come from the heap instead). A table of a size the pool lacks means the tables in use
+// are changing (a sweep's next L2 size): the pool then unmaps its oldest tables until the tables in use and those it
+// holds together take no more than the most ever in use at once, so a sweep of many configurations holds about twice
+// the largest one's tables, not every configuration's. It holds at most `most_bytes` in all.
+class Pool {
+ public:
+  explicit Pool(std::size_t most_bytes);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  // `bytes` (at least kLazyBytes) of zero bytes, page-aligned; throws std::bad_alloc.
+  void* take(std::size_t bytes);
+  // Gives back what take(bytes) gave.
+  void give(void* block, std::size_t bytes) noexcept;
+  [[nodiscard]] std::size_t pooled() const;
+  [[nodiscard]] std::size_t live() const;  // taken, not given back
+  [[nodiscard]] std::size_t peak() const;  // the most live at once
+
+ private:
+  struct State;
+  State* m_state;
+};
 }  // namespace zeroed
 
 template <typename T>
