@@ -73,8 +73,8 @@ void clear_used(void* block, std::size_t bytes) {
 #endif
 }
 
-// The process's pool: up to 256 MiB of freed tables (a B200's are about 60 MB). Made once and never destroyed, so
-// that a table freed during static destruction still finds it.
+// The process's pool: up to 256 MiB of freed tables (an H100's are 21 MB). Made once and never destroyed, so that a
+// table freed during static destruction still finds it.
 Pool& process_pool() {
   static Pool* const p = new Pool(std::size_t{256} << 20U);  // NOLINT(cppcoreguidelines-owning-memory): never freed
   return *p;
@@ -87,7 +87,7 @@ struct Pool::State {
     void* block;
     std::uint64_t order;  // when it was given back
   };
-  std::size_t most;
+  std::size_t most = 0;
   mutable std::mutex mutex;
   std::map<std::size_t, std::vector<Entry>> free;  // by size, the latest given back last
   std::size_t pooled = 0, live = 0, peak = 0;
@@ -108,12 +108,9 @@ struct Pool::State {
   }
 };
 
-Pool::Pool(std::size_t most_bytes) : m_state(new State{most_bytes, {}, {}}) {}
+Pool::Pool(std::size_t most_bytes) : m_state(std::make_unique<State>()) { m_state->most = most_bytes; }
 
-Pool::~Pool() {
-  m_state->trim(0);
-  delete m_state;
-}
+Pool::~Pool() { m_state->trim(0); }
 
 void* Pool::take(std::size_t bytes) {
   State& st = *m_state;

@@ -11,6 +11,7 @@
 // copyable: the zero bytes are their value.
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -48,7 +49,7 @@ class Pool {
 
  private:
   struct State;
-  State* m_state;
+  std::unique_ptr<State> m_state;
 };
 }  // namespace zeroed
 
