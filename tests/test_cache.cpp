@@ -145,9 +145,11 @@ TEST_CASE("sort_unique: 17 to 32 values close together (a gather's sectors) and 
   }
 }
 
-TEST_CASE("sort_unique's two ways with 17 to 32 values: the sorting network and, on a host with AVX-512F, the vector one") {
-  // sort_unique() takes one of them on a given host: each is checked here whatever the host, against std::set, for
-  // every count from 17 to 32, with repeats, the largest value (the padding's) and values above 2^63.
+TEST_CASE(
+    "sort_unique's two ways with 17 to 32 values: the sorting network and, on a host with AVX-512F, the vector one") {
+  // sort_unique() takes one of them on a given host: here the network is checked on every host and the vector one
+  // wherever the host has AVX-512F, against std::set, for every count from 17 to 32, with repeats, the largest value
+  // (the padding's) and values above 2^63.
   std::mt19937_64 rng(23);
   for (std::size_t n = 17; n <= 32; ++n) {
     CAPTURE(n);
@@ -164,12 +166,11 @@ TEST_CASE("sort_unique's two ways with 17 to 32 values: the sorting network and,
       std::copy(v.begin(), v.end(), padded.begin());
       sort_detail::network(padded, std::make_index_sequence<sort_detail::kComparators.count>{});
       CHECK(std::is_sorted(padded.begin(), padded.end()));
-      CHECK(std::vector<std::uint64_t>(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(n)) ==
-            [&] {
-              std::vector<std::uint64_t> sorted = v;
-              std::sort(sorted.begin(), sorted.end());
-              return sorted;
-            }());
+      CHECK(std::vector<std::uint64_t>(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(n)) == [&] {
+        std::vector<std::uint64_t> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted;
+      }());
 #if defined(MEMHIER_SORT_AVX512)
       if (sort_detail::avx512()) {
         // Its masked stores write v's first places only: a guard just past them stays.
@@ -460,8 +461,9 @@ TEST_CASE("zeroed array: a large one freed goes to the pool, and the next of its
   CHECK(std::all_of(b.begin(), b.end(), [](std::uint64_t v) { return v == 0; }));
 }
 
-TEST_CASE("zeroed pool: tables of a size it lacks push out its oldest, so that it and the tables in use never take more "
-          "than the most ever in use at once") {
+TEST_CASE(
+    "zeroed pool: tables of a size it lacks push out its oldest, so that it and the tables in use never take more "
+    "than the most ever in use at once") {
   constexpr std::size_t kMiB = std::size_t{1} << 20U;
   zeroed::Pool pool(64 * kMiB);
   // A configuration's two tables, used and given back: the pool keeps both (8 MiB, the most in use so far).

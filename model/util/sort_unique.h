@@ -65,9 +65,8 @@ inline void network(std::array<std::uint64_t, kNetwork>& v, std::index_sequence<
 // sectors already in the host's caches: 31 ns against the network's 79 (and the padding, and the repeats dropped);
 // memhier_bench_sim's gather 1.5-2% faster (8 rounds in turn).
 #if defined(MEMHIER_SORT_AVX512)
-// Stage (k, j) of the bitonic sort of 32: value i is compared with value i ^ j, ascending where i & k is 0. (The
-// zero-masked forms of the intrinsics with every lane kept: the plain ones start from an undefined register, which
-// g++ 12 warns of as uninitialized.)
+// Every lane: the intrinsics' zero-masked forms are used with it, since the plain ones start from an undefined
+// register, which g++ 12 warns of as uninitialized.
 inline constexpr __mmask8 kAll = 0xFF;
 // Each lane's partner kJ lanes away (1, 2 or 4), by immediate shuffles: neighbours within 128 bits, pairs within 256,
 // halves.
@@ -77,13 +76,15 @@ template <unsigned kJ>
   if constexpr (kJ == 2) return _mm512_maskz_permutex_epi64(kAll, x, 0x4E);
   if constexpr (kJ == 4) return _mm512_maskz_shuffle_i64x2(kAll, x, x, 0x4E);
 }
+// Stage (k, j) of the bitonic sort of 32: value i is compared with value i ^ j, ascending where i & k is 0.
 template <unsigned kK, unsigned kJ>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void bitonic_stage(__m512i (&r)[4]) {
   if constexpr (kJ >= 8) {
     constexpr unsigned kD = kJ / 8;  // partner register
     for (unsigned q = 0; q < 4; ++q) {
       if ((q & kD) != 0) continue;
-      const __m512i lo = _mm512_maskz_min_epu64(kAll, r[q], r[q + kD]), hi = _mm512_maskz_max_epu64(kAll, r[q], r[q + kD]);
+      const __m512i lo = _mm512_maskz_min_epu64(kAll, r[q], r[q + kD]),
+                    hi = _mm512_maskz_max_epu64(kAll, r[q], r[q + kD]);
       const bool ascending = ((8 * q) & kK) == 0;
       r[q] = ascending ? lo : hi;
       r[q + kD] = ascending ? hi : lo;
@@ -92,8 +93,7 @@ template <unsigned kK, unsigned kJ>
     for (unsigned q = 0; q < 4; ++q) {
       // Lanes that keep the larger value: the upper of the pair where ascending, the lower where not.
       unsigned keep_max = 0;
-      for (unsigned l = 0; l < 8; ++l)
-        keep_max |= (((l & kJ) != 0) != (((8 * q + l) & kK) != 0) ? 1U : 0U) << l;
+      for (unsigned l = 0; l < 8; ++l) keep_max |= (((l & kJ) != 0) != (((8 * q + l) & kK) != 0) ? 1U : 0U) << l;
       const __m512i p = partners<kJ>(r[q]);
       r[q] = _mm512_mask_blend_epi64(static_cast<__mmask8>(keep_max), _mm512_maskz_min_epu64(kAll, r[q], p),
                                      _mm512_maskz_max_epu64(kAll, r[q], p));
@@ -130,11 +130,13 @@ template <unsigned kK, unsigned kJ>
   // Sorted, the first n places hold v's values (the padding sorts last): each kept unless it repeats the one before.
   std::size_t out = 0;
   for (unsigned q = 0; q < 4; ++q) {
-    const __m512i before = _mm512_maskz_alignr_epi64(kAll, r[q], q == 0 ? r[q] : r[q - 1], 7);  // lane l: value 8q + l - 1
+    // Lane l: value 8q + l - 1.
+    const __m512i before = _mm512_maskz_alignr_epi64(kAll, r[q], q == 0 ? r[q] : r[q - 1], 7);
     auto keep = static_cast<__mmask8>(_mm512_cmpneq_epu64_mask(r[q], before) & valid[q]);
     if (q == 0) keep = static_cast<__mmask8>(keep | (valid[0] & 1U));  // the first value has none before it
     const auto kept = static_cast<unsigned>(std::popcount(static_cast<unsigned>(keep)));
-    _mm512_mask_storeu_epi64(v + out, static_cast<__mmask8>((1U << kept) - 1U), _mm512_maskz_compress_epi64(keep, r[q]));
+    _mm512_mask_storeu_epi64(v + out, static_cast<__mmask8>((1U << kept) - 1U),
+                             _mm512_maskz_compress_epi64(keep, r[q]));
     out += kept;
   }
   return out;
