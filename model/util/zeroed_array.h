@@ -31,8 +31,9 @@ std::size_t pooled_bytes();
 // size, which gets one back cleared where it was used (acquire() and release() share one pool for the process; where
 // the host has no mmap, tables come from the heap instead). A table of a size the pool lacks means the tables in use
 // are changing (a sweep's next L2 size): the pool then unmaps its oldest tables until the tables in use and those it
-// holds together take no more than the most ever in use at once, so a sweep of many configurations holds about twice
-// the largest one's tables, not every configuration's. It holds at most `most_bytes` in all.
+// holds together take no more than the most ever in use at once: a sweep of many configurations on one thread keeps
+// about its largest configuration's tables, not every configuration's (13 L2 sizes up to 250 MB: 77 MB of memory at
+// most, the largest alone 67 MB; bench/results/sim-2026-12-02-session62.txt). It holds at most `most_bytes` in all.
 class Pool {
  public:
   explicit Pool(std::size_t most_bytes);
