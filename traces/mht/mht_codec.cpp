@@ -179,11 +179,12 @@ void ChunkDecoder::skip_parts(std::size_t w, std::uint64_t left, std::uint64_t p
 }
 
 void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
-  // A block that holds no storage yet (simulate() grows its batch of blocks, and each new one comes here first) gets
-  // its warp table's room at once, not one entry and then the rest (at most 32 warps: a launch of more blocks' threads
-  // than any GPU runs, which simulate() refuses, grows it as it must).
+  // A block that holds no storage yet (each new one of simulate()'s batch comes here first) gets its warp table's
+  // room at once: clear() would make it one entry, and the reserve below the rest. At most kMostWarps, a block of
+  // 1,024 threads, the most any GPU runs (a launch of more, which simulate() refuses, grows the table as it must).
+  constexpr std::size_t kMostWarps = 32;
   if (block.warp_begin.capacity() == 0)
-    block.warp_begin.reserve(std::min<std::size_t>(m_warps_per_block, kWarpSize) + 1);
+    block.warp_begin.reserve(std::min<std::size_t>(m_warps_per_block, kMostWarps) + 1);
   block.clear();
   if (rest != nullptr) rest->clear();
   const std::uint64_t part = rest != nullptr && block.part_records != 0 ? block.part_records : ~std::uint64_t{0};
@@ -214,8 +215,7 @@ void ChunkDecoder::next_block(BlockTrace& block, std::vector<PartSpan>* rest) {
     // it has none: growing from one entry, then the reserve below, made a new block's pool four times over.
     constexpr std::size_t kFirstAddresses = 4096;
     if (w == 0 && block.addresses.capacity() == 0)
-      block.addresses.reserve(std::min<std::uint64_t>(2 * std::min<std::uint64_t>(count, kFirstAddresses) * warps,
-                                                      kFirstAddresses));
+      block.addresses.reserve(std::min<std::uint64_t>(2 * count * warps, kFirstAddresses));
     block.begin_warp();
     for (std::uint64_t i = 0; i < count; ++i)
       if (!fast_record(block)) record<false>(&block);
