@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -329,6 +331,19 @@ TEST_CASE("8.1 simulate: table, JSON with ncu names, CSV, --window, bad flags") 
   Result t = memhier(fmt::format("simulate {}/transpose_tiled.yaml --arch {}/h100.yaml --set n=64", kExamples, kArchs));
   CHECK(t.rc == 0);
   CHECK(t.out.find("3968 bank conflicts") != std::string::npos);  // 128 shared loads x (32 - 1) wavefronts
+  // The L2's rows count sectors, not requests: their requests and sectors a request read "-", not 0 and 0.00.
+  std::istringstream table(t.out);
+  int l2_rows = 0;
+  for (std::string line; std::getline(table, line);) {
+    std::istringstream fields(line);
+    std::vector<std::string> f{std::istream_iterator<std::string>(fields), {}};
+    if (f.size() < 6 || f[0] != "L2") continue;
+    ++l2_rows;
+    CHECK(f[2] == "-");
+    CHECK(f[3] != "0");
+    CHECK(f[4] == "-");
+  }
+  CHECK(l2_rows == 2);  // reads and writes
   Result j =
       memhier(fmt::format("simulate {}/strided_copy.yaml --arch h100 --set n=4096 --set stride=2 --json", kExamples));
   REQUIRE(j.rc == 0);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -81,19 +82,23 @@ void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t
       k.achieved_warps_per_sm, c.waves, units::format_bytes(k.occupancy.l1_capacity));
   if (const std::string r = residency_line(arch, k.residency); !r.empty()) std::cout << "L2 residency: " << r << "\n";
   Table t({"level", "what", "requests", "sectors / wavefronts", "per request", "hit rate", "notes"});
-  auto row = [&](std::string level, std::string what, std::uint64_t req, std::uint64_t units, std::string hit,
-                 std::string note) {
-    if (req == 0 && units == 0) return;
-    t.add({std::move(level), std::move(what), std::to_string(req), std::to_string(units),
-           fmt::format("{:.2f}", per(units, req)), std::move(hit), std::move(note)});
+  // `req`: none where the model counts no requests (the L2's rows count sectors only): "-", not a count of 0.
+  auto row = [&](std::string level, std::string what, std::optional<std::uint64_t> req, std::uint64_t units,
+                 std::string hit, std::string note) {
+    if (req.value_or(0) == 0 && units == 0) return;
+    t.add({std::move(level), std::move(what), req ? std::to_string(*req) : "-", std::to_string(units),
+           req ? fmt::format("{:.2f}", per(units, *req)) : "-", std::move(hit), std::move(note)});
   };
   const std::string l1_hit =
       c.l1_sector_lookups == 0 ? "-" : fmt::format("{:.1f}%", pct(c.l1_sector_hits, c.l1_sector_lookups));
-  row("L1", "global loads", c.global_ld_requests, c.global_ld_sectors, l1_hit, "");
+  // The L1 counts one hit rate for every load through it (global, local, texture): shown once, on the first row.
+  const bool local_loads = c.local_ld_requests != 0;
+  row("L1", "global loads", c.global_ld_requests, c.global_ld_sectors, l1_hit,
+      local_loads ? "hit rate: global and local loads" : "");
   row("L1", "global stores", c.global_st_requests, c.global_st_sectors, "-", "write-through");
   row("L1", "global atomics", c.global_atom_requests, c.global_atom_sectors, "-", "at L2");
   row("L1", "global reductions", c.global_red_requests, c.global_red_sectors, "-", "at L2");
-  row("L1", "local loads", c.local_ld_requests, c.local_ld_sectors, "", "");
+  row("L1", "local loads", c.local_ld_requests, c.local_ld_sectors, "-", "in the hit rate above");
   row("L1", "local stores", c.local_st_requests, c.local_st_sectors, "-", "");
   row("shared", "loads", c.shared_ld_requests, c.shared_ld_wavefronts, "-",
       fmt::format("{} bank conflicts", c.shared_ld_bank_conflicts));
@@ -107,15 +112,18 @@ void print_human(const Arch& arch, const KernelSim& k, std::optional<std::size_t
       constant_cache ? fmt::format("{:.1f}%", constant_hits) : "-",
       constant_cache ? fmt::format("serialized per distinct address, {} misses", c.constant_misses)
                      : "serialized per distinct address");
-  row("L2", "reads", 0, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
+  row("L2", "reads", std::nullopt, c.l2_read_sectors, fmt::format("{:.1f}%", pct(c.l2_read_hits, c.l2_read_sectors)),
       fmt::format("{:.1f}% far, {} persisting hits",
                   pct(c.l2_far_sectors, c.l2_read_sectors + c.l2_write_sectors + c.l2_atom_sectors + c.l2_red_sectors),
                   c.l2_persisting_hits));
-  row("L2", "writes", 0, c.l2_write_sectors, fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)),
+  row("L2", "writes", std::nullopt, c.l2_write_sectors,
+      fmt::format("{:.1f}%", pct(c.l2_write_hits, c.l2_write_sectors)),
       c.l2_partial_fills == 0 ? std::string("write-back")
                               : fmt::format("write-back, {} fills of partly written sectors", c.l2_partial_fills));
-  row("L2", "atomics", 0, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)), "");
-  row("L2", "reductions", 0, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)), "");
+  row("L2", "atomics", std::nullopt, c.l2_atom_sectors, fmt::format("{:.1f}%", pct(c.l2_atom_hits, c.l2_atom_sectors)),
+      "");
+  row("L2", "reductions", std::nullopt, c.l2_red_sectors, fmt::format("{:.1f}%", pct(c.l2_red_hits, c.l2_red_sectors)),
+      "");
   t.print(std::cout);
   std::cout << fmt::format(
       "DRAM: {} read, {} written, row hit rate {:.1f}%, busiest of {} channels {:.2f}x their mean\n\n",
