@@ -16,7 +16,7 @@ out=${OUT:-$PWD/compare-out}
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 
-source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+source validate/gpu/deps.sh || exit 1  # muparser and Boost.Program_options from the carried .deb/, where needed
 
 raw=$out/raw
 mkdir -p "$raw"

@@ -18,7 +18,7 @@ mkdir -p "$out"
 : > "$out/summary.txt"
 cd "$(dirname "$0")/.."
 
-source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+source validate/gpu/deps.sh || exit 1  # muparser and Boost.Program_options from the carried .deb/, where needed
 source bench/host_env.sh
 build_base_and_new "$base_tar" examples memhier_cli "$out" || exit 1
 

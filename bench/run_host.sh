@@ -12,7 +12,7 @@ out=${OUT:-$PWD/host-out}
 mkdir -p "$out/raw"
 cd "$(dirname "$0")/.."
 
-source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+source validate/gpu/deps.sh || exit 1  # muparser and Boost.Program_options from the carried .deb/, where needed
 
 build=/tmp/memhier-bench-build
 source bench/host_env.sh

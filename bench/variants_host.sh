@@ -20,7 +20,7 @@ out=${OUT:-$PWD/variants-out}
 mkdir -p "$out/raw"
 cd "$(dirname "$0")/.."
 
-source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+source validate/gpu/deps.sh || exit 1  # muparser and Boost.Program_options from the carried .deb/, where needed
 source bench/host_env.sh
 host_environment > "$out/environment.txt" 2>&1
 

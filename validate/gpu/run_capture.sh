@@ -10,7 +10,7 @@ set -uo pipefail
 out=${OUT:-$PWD/gpu-out}/capture
 mkdir -p "$out/traces" "$out/info" "$out/torch"
 cd "$(dirname "$0")/../.."
-source validate/gpu/deps.sh  # muparser and Boost.Program_options from the carried .deb/, where needed
+source validate/gpu/deps.sh || exit 1  # muparser and Boost.Program_options from the carried .deb/, where needed
 build=build/gpu
 ( cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_BENCH=OFF -DMEMHIER_BUILD_TESTS=OFF &&
   cmake --build $build -j "$(nproc)" --target memhier_cli memhier_tracer memhier_suite ) > "$out/build.log" 2>&1

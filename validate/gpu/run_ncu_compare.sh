@@ -14,7 +14,7 @@ out=$top/ncu_compare
 mkdir -p "$out"
 cd "$(dirname "$0")/../.." || exit 1
 source validate/gpu/common.sh
-source validate/gpu/deps.sh
+source validate/gpu/deps.sh || exit 1
 write_environment "$out/environment.txt"
 build=build/gpu
 ( cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DMEMHIER_BUILD_BENCH=OFF -DMEMHIER_BUILD_TESTS=OFF &&
