@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the GPU scripts. The lent GPU machines lack muparser and Boost.Program_options (they have Boost 1.83
 # headers only): unpack what validate/gpu/fetch_deps.sh put in .deb/ (Debian 12 packages, and Boost.Program_options
 # 1.74 as a subset of its packages, .tar.xz) into a private prefix and point CMake, pkg-config and the loader at it;
