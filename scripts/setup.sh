@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libyaml-cpp-dev libeigen3-dev libboost-program-options-dev doctest-dev
           nlohmann-json3-dev libfmt-dev libzstd-dev libmuparser-dev libbenchmark-dev clang libclang-rt-dev
-          python3-matplotlib)
+          python3-matplotlib zstd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

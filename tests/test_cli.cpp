@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -29,6 +30,32 @@ std::string slurp(const std::filesystem::path& p) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// `text` as one zstd frame (what `zstd FILE` writes).
+std::string zstd_pack(const std::string& text) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  REQUIRE(ZSTD_isError(n) == 0U);
+  out.resize(n);
+  return out;
+}
+
+// The text of `p`, or of `p`.zst where only that exists (committed GPU runs keep their ncu CSVs compressed:
+// validate/pack_results.sh), unpacked.
+std::string slurp_csv(const std::filesystem::path& p) {
+  if (std::filesystem::exists(p)) return slurp(p);
+  std::filesystem::path packed = p;
+  packed += ".zst";
+  std::ifstream in(packed, std::ios::binary);
+  REQUIRE(in);
+  const std::string data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const unsigned long long size = ZSTD_getFrameContentSize(data.data(), data.size());
+  REQUIRE(size != ZSTD_CONTENTSIZE_ERROR);
+  REQUIRE(size != ZSTD_CONTENTSIZE_UNKNOWN);  // zstd writes it for a file
+  std::string text(size, '\0');
+  REQUIRE(ZSTD_decompress(text.data(), text.size(), data.data(), data.size()) == size);
+  return text;
 }
 
 Result memhier(const std::string& args) {
@@ -1028,7 +1055,7 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
   // n=2^22 stride 2), and traces of them made from their descriptions.
   std::string csv;
   {
-    std::ifstream in(results + "h100-2026-11-27-suite/suite/ncu_cold.csv");
+    std::istringstream in(slurp_csv(results + "h100-2026-11-27-suite/suite/ncu_cold.csv"));
     for (std::string line; std::getline(in, line);)
       if (line.starts_with("\"ID\"") || line.starts_with("\"0\",") || line.starts_with("\"1\",")) csv += line + "\n";
   }
@@ -1230,6 +1257,42 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
            {dir.string() + "/none.csv", "none.csv: no such file"}}) {
     Result e = memhier(fmt::format("validate --ncu {} {}/a.mht --arch h100", given, dir.string()));
     CAPTURE(given);
+    CHECK(e.rc == 2);
+    CHECK(e.err.find(message) != std::string::npos);
+  }
+  // A zstd-compressed CSV (as committed runs keep theirs) reads as the plain one: named .zst, or named without it
+  // where only the .zst exists; in two frames (two files packed and joined) too.
+  std::ofstream(dir / "packed.csv.zst", std::ios::binary) << zstd_pack(csv);
+  const std::size_t half = csv.find('\n', csv.size() / 2) + 1;
+  std::ofstream(dir / "frames.csv.zst", std::ios::binary)
+      << zstd_pack(csv.substr(0, half)) + zstd_pack(csv.substr(half));
+  for (const char* name : {"packed.csv.zst", "packed.csv", "frames.csv.zst"}) {
+    Result z = memhier(fmt::format("validate --ncu {}/{} {} --arch h100 --json", dir.string(), name, traces));
+    CAPTURE(name);
+    REQUIRE(z.rc == 0);
+    auto zj = nlohmann::json::parse(z.out);
+    CHECK(zj["ncu_csv"] == (dir / (std::string(name).ends_with(".zst") ? name : "packed.csv.zst")).string());
+    zj["ncu_csv"] = j["ncu_csv"];  // the file read is all that differs
+    CHECK(zj == j);
+  }
+  // What is not zstd data, and a file cut short, each named with the byte offset (errors in its text name the file
+  // and the line, as a plain CSV's).
+  const std::string packed = zstd_pack(csv);
+  std::ofstream(dir / "short.csv.zst", std::ios::binary) << packed.substr(0, packed.size() - 7);
+  std::ofstream(dir / "plain.csv.zst") << csv;
+  const auto time_line =  // the line of launch 0's time, "55,680" ns
+      1 + std::count(csv.begin(), csv.begin() + static_cast<std::ptrdiff_t>(csv.find("\"55,680\"")), '\n');
+  std::ofstream(dir / "badtext.csv.zst", std::ios::binary) << zstd_pack(replaced(csv, "\"55,680\"", "\"fast\""));
+  for (const auto& [name, message] : std::vector<std::pair<std::string, std::string>>{
+           {"short.csv.zst",
+            fmt::format("short.csv.zst: byte offset {}: ends inside a zstd frame (the file is cut short)",
+                        packed.size() - 7)},
+           {"plain.csv.zst", "plain.csv.zst: byte offset 0: not valid zstd data: Unknown frame descriptor"},
+           {"badtext.csv.zst",
+            fmt::format("badtext.csv.zst:{}: 'gpu__time_duration.sum': metric value 'fast' is not a number",
+                        time_line)}}) {
+    Result e = memhier(fmt::format("validate --ncu {}/{} {} --arch h100", dir.string(), name, traces));
+    CAPTURE(name);
     CHECK(e.rc == 2);
     CHECK(e.err.find(message) != std::string::npos);
   }

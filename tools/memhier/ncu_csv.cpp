@@ -1,11 +1,15 @@
 #include "ncu_csv.h"
 
 #include <fmt/format.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <optional>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -33,7 +37,61 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return out;
 }
 
+fs::path ncu_csv_file(const fs::path& file) {
+  std::error_code ec;
+  if (fs::exists(file, ec) || file.extension() == ".zst") return file;
+  fs::path packed = file;
+  packed += ".zst";
+  return fs::exists(packed, ec) ? packed : file;
+}
+
 namespace {
+
+// The most text a compressed CSV may unpack to: an ncu profile of a million launches and a few metrics each is well
+// under it, and a stray archive of something else stops here instead of filling memory.
+constexpr std::size_t kMaxUnpackedBytes = std::size_t{1} << 31U;
+
+// The text of a zstd-compressed file (one frame or several, as `zstd` writes them); InputError naming the file and
+// the byte offset where the data go wrong.
+std::string unpack_zstd(const fs::path& file) {
+  auto fail = [&](std::size_t offset, const std::string& what) {
+    throw InputError({file.string(), 0, 0, static_cast<std::int64_t>(offset)}, "", what);
+  };
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError({file.string()}, "", "cannot open");
+  const std::string packed{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (packed.empty()) fail(0, "empty: no zstd frame");
+  struct FreeDCtx {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+  };
+  const std::unique_ptr<ZSTD_DCtx, FreeDCtx> dctx(ZSTD_createDCtx());
+  if (!dctx) fail(0, "zstd could not make a decompression context");
+  std::string text;
+  std::string buffer(ZSTD_DStreamOutSize(), '\0');
+  ZSTD_inBuffer input{packed.data(), packed.size(), 0};
+  std::size_t left = 0;  // what the frame read last still expects (0: it ended)
+  while (input.pos < input.size) {
+    ZSTD_outBuffer output{buffer.data(), buffer.size(), 0};
+    const std::size_t at = input.pos;
+    left = ZSTD_decompressStream(dctx.get(), &output, &input);
+    if (ZSTD_isError(left) != 0U) fail(at, fmt::format("not valid zstd data: {}", ZSTD_getErrorName(left)));
+    if (text.size() + output.pos > kMaxUnpackedBytes)
+      fail(input.pos, fmt::format("unpacks to more than {} bytes, past what an ncu CSV holds", kMaxUnpackedBytes));
+    text.append(buffer.data(), output.pos);
+  }
+  // The last frame may still hold output in the context once the input is read (the buffer filled on the last call).
+  while (left != 0) {
+    ZSTD_outBuffer output{buffer.data(), buffer.size(), 0};
+    left = ZSTD_decompressStream(dctx.get(), &output, &input);
+    if (ZSTD_isError(left) != 0U) fail(input.pos, fmt::format("not valid zstd data: {}", ZSTD_getErrorName(left)));
+    if (output.pos == 0) break;
+    if (text.size() + output.pos > kMaxUnpackedBytes)
+      fail(input.pos, fmt::format("unpacks to more than {} bytes, past what an ncu CSV holds", kMaxUnpackedBytes));
+    text.append(buffer.data(), output.pos);
+  }
+  if (left != 0) fail(packed.size(), "ends inside a zstd frame (the file is cut short)");
+  return text;
+}
 
 // A count as ncu prints it ("67,117,824", "1,977,432,732.50"); nullopt for text ("n/a").
 std::optional<double> ncu_number(const std::string& text) {
@@ -51,7 +109,7 @@ std::optional<double> ncu_number(const std::string& text) {
 
 class NcuCsvReader {
  public:
-  explicit NcuCsvReader(fs::path file) : m_file(std::move(file)) {}
+  explicit NcuCsvReader(const fs::path& file) : m_file(ncu_csv_file(file)) {}
 
   std::vector<NcuLaunch> read() {
     std::error_code ec;
@@ -59,10 +117,18 @@ class NcuCsvReader {
     if (fs::is_directory(m_file, ec)) fail(0, "a folder, not an ncu CSV");
     // A device or pipe (/dev/zero named app.csv) would be read without end.
     if (!fs::is_regular_file(m_file, ec)) fail(0, "not a regular file (a device, pipe or socket)");
-    std::ifstream in(m_file);
-    if (!in) fail(0, "cannot open");
+    std::ifstream file;
+    std::istringstream unpacked;
+    std::istream* in = &file;
+    if (m_file.extension() == ".zst") {
+      unpacked.str(unpack_zstd(m_file));
+      in = &unpacked;
+    } else {
+      file.open(m_file);
+      if (!file) fail(0, "cannot open");
+    }
     std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
+    for (int n = 1; std::getline(*in, line); ++n) {
       if (line.ends_with('\r')) line.pop_back();  // a CSV saved on Windows
       const auto f = csv_fields(line);
       if (m_id < 0)

@@ -21,9 +21,14 @@ struct NcuLaunch {
   std::map<std::string, int> lines;
 };
 
-// The launches of an ncu CSV, indexed by ID (IDs no row has are left with line 0). Lines before the header (ncu's own
-// messages) are skipped. InputError naming the file and line for a file without a header, a value of a metric that
-// is no count of 0 or more, an ID that is no number or past a million.
+// The file an ncu CSV is read from: `file`, or where it does not exist and `file`.zst does, that one. A file named
+// *.zst is zstd-compressed (committed GPU runs keep their ncu CSVs so: validate/pack_results.sh); errors name the
+// file read, and the lines of its text.
+std::filesystem::path ncu_csv_file(const std::filesystem::path& file);
+
+// The launches of an ncu CSV (or of a zstd-compressed one: ncu_csv_file()), indexed by ID (IDs no row has are left
+// with line 0). Lines before the header (ncu's own messages) are skipped. InputError naming the file and line for a
+// file without a header, a value of a metric that is no count of 0 or more, an ID that is no number or past a million.
 std::vector<NcuLaunch> read_ncu_csv(const std::filesystem::path& file);
 
 // The fields of one CSV line (RFC 4180 quotes, as ncu writes them).

@@ -80,7 +80,7 @@ std::vector<nlohmann::json> read_jsonl(const fs::path& file) {
 // Attaches each case's counted launches (its last launches_per_run of the launches it made) from one ncu run.
 void attach_ncu(const fs::path& dir, const std::string& mode, std::map<std::string, MeasuredCase*>& by_id) {
   const fs::path once = dir / "suite" / fmt::format("once_{}.jsonl", mode);
-  const fs::path csv = dir / "suite" / fmt::format("ncu_{}.csv", mode);
+  const fs::path csv = ncu_csv_file(dir / "suite" / fmt::format("ncu_{}.csv", mode));  // or its .csv.zst
   if (!fs::exists(once) || !fs::exists(csv)) return;
   const auto launches = read_ncu_csv(csv);
   std::size_t next = 0;

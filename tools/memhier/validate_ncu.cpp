@@ -409,7 +409,7 @@ int run_validate_ncu(const std::vector<std::string>& args) {
     if (!std::isfinite(*max_mape) || *max_mape < 0)
       throw UsageError(fmt::format("memhier validate: --max-mape {}: expected a percentage of 0 or more", *max_mape));
   }
-  const fs::path csv = vm["ncu"].as<std::string>();
+  const fs::path csv = ncu_csv_file(vm["ncu"].as<std::string>());  // X.csv.zst where only that exists
   const LaunchFilter filter = launch_filter("validate", vm);
   const std::vector<NcuLaunch> profiled = profiled_launches(csv, filter);
   const Arch arch = load_arch(vm["arch"].as<std::string>());

@@ -138,7 +138,7 @@ def main():
         model_table(memhier, patterns)
     suite = d / "suite_constant_ncu.csv"
     once = d / "once_constant.jsonl"
-    if suite.exists() and once.exists():
+    if ncu_csv.exists(suite) and once.exists():
         cases = [json.loads(line)["case"] for line in once.read_text().splitlines() if line.strip()]
         print("\nsuite case                                   IDC requests   LDC instr  lookups/req  IDC cyc/req")
         for (_, m), case in zip(sorted(ncu_csv.launches(suite).items()), cases):

@@ -11,10 +11,13 @@ Usage: analyze_sibling_drift.py DIR   (DIR holds sibling_drift.json or .json.gz,
 """
 import csv
 import gzip
+import io
 import json
 import statistics
 import sys
 from pathlib import Path
+
+import ncu_csv
 
 WINDOWS_NS = (150, 500, 1000)
 
@@ -22,10 +25,9 @@ WINDOWS_NS = (150, 500, 1000)
 def ncu_rows(path):
     """{launch ID: {metric: value}} from ncu's details page."""
     out = {}
-    if not path.exists():
+    if not ncu_csv.exists(path):
         return out
-    with path.open(newline="") as f:
-        rows = [r for r in csv.reader(f)]
+    rows = list(csv.reader(io.StringIO(ncu_csv.read_text(path), newline="")))
     header = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
     if header is None:
         return out

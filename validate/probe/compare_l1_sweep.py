@@ -84,7 +84,7 @@ def main(argv):
     ap.add_argument("--max-error", type=float)
     args = ap.parse_args(argv[1:])
     probe = pathlib.Path(args.probe)
-    names = [name for name in PROBES if (probe / f"{name}_ncu.csv").exists()]
+    names = [name for name in PROBES if ncu_csv.exists(probe / f"{name}_ncu.csv")]
     if not names:
         raise SystemExit(f"{probe}: neither l1_sweep_ncu.csv nor l1_policy_ncu.csv")
     errors = []

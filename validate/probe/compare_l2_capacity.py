@@ -22,7 +22,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 def measured(probe_dir, stem):
     """(kernel, footprint MiB) -> metrics of the configuration's last launch."""
     for name in (f"{stem}_ncu.csv", f"{stem}.json"):
-        if not (probe_dir / name).is_file():
+        if not ncu_csv.source(probe_dir / name).is_file():
             raise SystemExit(f"compare_l2_capacity: {probe_dir / name}: missing (run_l2_capacity.sh writes it)")
     launches = ncu_csv.launches(probe_dir / f"{stem}_ncu.csv")
     configs = json.loads((probe_dir / f"{stem}.json").read_text())["configs"]
