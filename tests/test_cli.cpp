@@ -1280,6 +1280,7 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
   const std::string packed = zstd_pack(csv);
   std::ofstream(dir / "short.csv.zst", std::ios::binary) << packed.substr(0, packed.size() - 7);
   std::ofstream(dir / "plain.csv.zst") << csv;
+  std::ofstream(dir / "empty.csv.zst").flush();
   const auto time_line =  // the line of launch 0's time, "55,680" ns
       1 + std::count(csv.begin(), csv.begin() + static_cast<std::ptrdiff_t>(csv.find("\"55,680\"")), '\n');
   std::ofstream(dir / "badtext.csv.zst", std::ios::binary) << zstd_pack(replaced(csv, "\"55,680\"", "\"fast\""));
@@ -1288,6 +1289,7 @@ TEST_CASE("8.4d validate --ncu compares a program's own ncu profile with its tra
             fmt::format("short.csv.zst: byte offset {}: ends inside a zstd frame (the file is cut short)",
                         packed.size() - 7)},
            {"plain.csv.zst", "plain.csv.zst: byte offset 0: not valid zstd data: Unknown frame descriptor"},
+           {"empty.csv.zst", "empty.csv.zst: byte offset 0: empty: no zstd frame"},
            {"badtext.csv.zst",
             fmt::format("badtext.csv.zst:{}: 'gpu__time_duration.sum': metric value 'fast' is not a number",
                         time_line)}}) {

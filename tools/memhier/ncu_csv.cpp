@@ -70,7 +70,8 @@ std::string unpack_zstd(const fs::path& file) {
   std::string buffer(ZSTD_DStreamOutSize(), '\0');
   ZSTD_inBuffer input{packed.data(), packed.size(), 0};
   std::size_t left = 0;  // what the frame read last still expects (0: it ended)
-  while (input.pos < input.size) {
+  // A call that fills the buffer may leave output in the context: call again, input read or not.
+  for (bool full = false; input.pos < input.size || full;) {
     ZSTD_outBuffer output{buffer.data(), buffer.size(), 0};
     const std::size_t at = input.pos;
     left = ZSTD_decompressStream(dctx.get(), &output, &input);
@@ -78,16 +79,7 @@ std::string unpack_zstd(const fs::path& file) {
     if (text.size() + output.pos > kMaxUnpackedBytes)
       fail(input.pos, fmt::format("unpacks to more than {} bytes, past what an ncu CSV holds", kMaxUnpackedBytes));
     text.append(buffer.data(), output.pos);
-  }
-  // The last frame may still hold output in the context once the input is read (the buffer filled on the last call).
-  while (left != 0) {
-    ZSTD_outBuffer output{buffer.data(), buffer.size(), 0};
-    left = ZSTD_decompressStream(dctx.get(), &output, &input);
-    if (ZSTD_isError(left) != 0U) fail(input.pos, fmt::format("not valid zstd data: {}", ZSTD_getErrorName(left)));
-    if (output.pos == 0) break;
-    if (text.size() + output.pos > kMaxUnpackedBytes)
-      fail(input.pos, fmt::format("unpacks to more than {} bytes, past what an ncu CSV holds", kMaxUnpackedBytes));
-    text.append(buffer.data(), output.pos);
+    full = output.pos == output.size;
   }
   if (left != 0) fail(packed.size(), "ends inside a zstd frame (the file is cut short)");
   return text;

@@ -21,8 +21,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 def measured(probe_dir, stem):
     """(kernel, footprint MiB) -> metrics of the configuration's last launch."""
-    for name in (f"{stem}_ncu.csv", f"{stem}.json"):
-        if not ncu_csv.source(probe_dir / name).is_file():
+    for name, found in ((f"{stem}_ncu.csv", ncu_csv.exists), (f"{stem}.json", pathlib.Path.is_file)):
+        if not found(probe_dir / name):  # the CSV as it is or packed (.csv.zst)
             raise SystemExit(f"compare_l2_capacity: {probe_dir / name}: missing (run_l2_capacity.sh writes it)")
     launches = ncu_csv.launches(probe_dir / f"{stem}_ncu.csv")
     configs = json.loads((probe_dir / f"{stem}.json").read_text())["configs"]
