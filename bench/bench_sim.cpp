@@ -134,7 +134,9 @@ class DecodedTrace final : public TraceSource {
 };
 
 // As sim(), from the trace decoded in memory beforehand: the simulator's own speed (coalescer, L1, L2, DRAM and the
-// warp scheduler), without the trace reader's.
+// warp scheduler), without the trace reader's. Run these in a process of their own (bench/run_host.sh does): after
+// the benchmarks from files in one process the decoded gather ran 1.2-1.45x slower on this project's VM, in the heap
+// they left (bench/results/sim-2026-12-02-session66.txt).
 void sim_decoded(benchmark::State& state, const std::string& example, const std::vector<ParamOverride>& sets) {
   DecodedTrace trace(trace_file(example, sets));
   SimPhaseTimes times;
