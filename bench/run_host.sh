@@ -4,8 +4,8 @@
 # simulation benchmarks (1, 2, 4, ... threads up to the cores) and memhier_bench_floor (what a lean tag-exact L1 + L2
 # alone costs there, for comparison), then checks that a random-gather trace simulated on 1 thread and on every core
 # gives byte-identical JSON. Results, environment and logs go under $OUT (or ./host-out): the benchmarks' console
-# output (bench_sim.txt, the decoded traces' runs appended, bench_billion.txt, bench_long.txt, bench_floor.txt), identical.txt, environment.txt,
-# build.log and raw.tar.gz (JSON output, stderr).
+# output (bench_sim.txt, the decoded traces' runs appended, bench_billion.txt, bench_long.txt, bench_floor.txt),
+# identical.txt, environment.txt, build.log and raw.tar.gz (JSON output, stderr).
 # Carry .deb/ where muparser and Boost.Program_options are missing (README, "On the GPU machine").
 set -uo pipefail
 out=${OUT:-$PWD/host-out}
@@ -29,12 +29,12 @@ fi
 # Three repetitions of each, medians and spread reported; the console table and the JSON both kept.
 # The benchmarks from .mht files, then those of the traces decoded beforehand in a process of their own: after the
 # others in one process the decoded gather ran 1.2-1.45x slower on this project's VM (197-206 ms from its file, then
-# 223-265 decoded, against 181-189 ms decoded alone: the heap the earlier benchmarks left, 8.5 thousand more page
+# 223-265 decoded, against 183-189 ms decoded alone: the heap the earlier benchmarks left, 8.5 thousand more page
 # faults; bench/results/sim-2026-12-02-session66.txt).
 # The 1-billion-access run and the long-running wave each in a process of its own: their max RSS is the process's
 # peak, which earlier benchmarks would otherwise set.
-$build/bench/memhier_bench_sim --benchmark_filter='^BM_Sim(Streaming|StreamingLong|RandomGather|TransposeTiled)/|^BM_SimManyLaunches' \
-  --benchmark_repetitions=3 \
+files='^BM_Sim(Streaming|StreamingLong|RandomGather|TransposeTiled)/|^BM_SimManyLaunches'
+$build/bench/memhier_bench_sim --benchmark_filter="$files" --benchmark_repetitions=3 \
   --benchmark_report_aggregates_only=true --benchmark_out="$out/raw/bench_sim.json" --benchmark_out_format=json \
   > "$out/bench_sim.txt" 2> "$out/raw/bench_sim.err"
 echo "memhier_bench_sim rc $?" >> "$out/bench_sim.txt"
